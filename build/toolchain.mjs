@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// The project's toolchain, obtained only from the npm registry and cached in `.toolchain/` (git-ignored).
+// Runs on any Node >= 18 (machines here have Node 20; Pi needs Node >= 22.19).
+//
+//   node build/toolchain.mjs --run <bun|node24|pi> [args…]   run a tool with the toolchain on PATH
+//   node build/toolchain.mjs ensure <node24|bun|pi@<version>|pi-bin@<version>>   print the tool's absolute path
+
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const CACHE = join(ROOT, ".toolchain");
+const NODE_MAJOR = 24;
+const PI_DEV_VERSION = "1.6.0";
+const exe = process.platform === "win32" ? ".exe" : "";
+
+function fail(message) {
+	console.error(`toolchain: ${message}`);
+	process.exit(1);
+}
+
+function nodeIsRecentEnough(version) {
+	const [major, minor] = version.replace(/^v/, "").split(".").map(Number);
+	return major > 22 || (major === 22 && minor >= 19);
+}
+
+/** Installs `spec` into `.toolchain/<name>` once (npm registry only) and returns that prefix. */
+function npmPrefix(name, specs) {
+	const prefix = join(CACHE, name);
+	const marker = join(prefix, ".complete");
+	if (existsSync(marker)) return prefix;
+	rmSync(prefix, { recursive: true, force: true });
+	mkdirSync(prefix, { recursive: true });
+	console.error(`toolchain: installing ${specs.join(" ")} into .toolchain/${name}`);
+	const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+	const result = spawnSync(
+		npm,
+		["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", ...specs],
+		{ stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, npm_config_package_lock: "false" } },
+	);
+	if (result.status !== 0) fail(`npm install ${specs.join(" ")} failed`);
+	mkdirSync(prefix, { recursive: true });
+	spawnSync(process.execPath, ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`]);
+	return prefix;
+}
+
+function ensureNode24() {
+	if (process.env.PI_CURSOR_NODE && existsSync(process.env.PI_CURSOR_NODE)) return process.env.PI_CURSOR_NODE;
+	if (nodeIsRecentEnough(process.version)) return process.execPath;
+	const pkg = `node-${process.platform}-${process.arch}`;
+	const prefix = npmPrefix(`node${NODE_MAJOR}`, [`${pkg}@${NODE_MAJOR}`]);
+	const bin = join(prefix, "node_modules", pkg, "bin", `node${exe}`);
+	if (!existsSync(bin)) fail(`${pkg}@${NODE_MAJOR} installed but ${bin} is missing`);
+	return bin;
+}
+
+function ensureBun() {
+	const platformBin = join(
+		ROOT,
+		"node_modules",
+		"@oven",
+		`bun-${process.platform}-${process.arch === "arm64" ? "aarch64" : process.arch}`,
+		"bin",
+		`bun${exe}`,
+	);
+	if (existsSync(platformBin)) return platformBin;
+	const wrapper = join(ROOT, "node_modules", "bun", "bin", `bun${exe === "" ? ".exe" : exe}`);
+	if (existsSync(wrapper)) return wrapper;
+	fail("bun is missing: run `npm install` first");
+}
+
+/** Pi's npm package at `version`: the project's own devDependency, or a cached install. */
+function ensurePi(version) {
+	const own = join(ROOT, "node_modules", "@earendil-works", "pi-coding-agent");
+	if (version === PI_DEV_VERSION && existsSync(join(own, "package.json"))) return own;
+	const prefix = npmPrefix(`pi-${version}`, [`@earendil-works/pi-coding-agent@${version}`]);
+	return join(prefix, "node_modules", "@earendil-works", "pi-coding-agent");
+}
+
+/** A compiled (Bun) Pi binary built locally from Pi's npm package (recipe: shared/docs/pi-host-api.md §16). */
+function ensurePiBinary(version) {
+	const out = join(CACHE, `pi-bin-${version}`);
+	const bin = join(out, `pi${exe}`);
+	if (existsSync(join(out, ".complete"))) return bin;
+	const pkg = ensurePi(version);
+	const modules = dirname(dirname(pkg));
+	rmSync(out, { recursive: true, force: true });
+	mkdirSync(out, { recursive: true });
+	const entries = ["dist/bun/cli.js", "dist/utils/image-resize-worker.js", "dist/extensions/codemode/worker.js"].filter(
+		(entry) => existsSync(join(pkg, entry)),
+	);
+	console.error(`toolchain: compiling Pi ${version} into .toolchain/pi-bin-${version}`);
+	const result = spawnSync(
+		ensureBun(),
+		[
+			"build",
+			"--compile",
+			"--no-compile-autoload-bunfig",
+			"--no-compile-autoload-dotenv",
+			"--compile-autoload-package-json",
+			...entries.map((entry) => join(pkg, entry)),
+			"--outfile",
+			bin,
+		],
+		{ stdio: ["ignore", "ignore", "inherit"] },
+	);
+	if (result.status !== 0) fail(`bun build --compile of Pi ${version} failed`);
+	for (const file of ["package.json", "README.md", "CHANGELOG.md", "docs", "examples"]) {
+		if (existsSync(join(pkg, file))) cpSync(join(pkg, file), join(out, file), { recursive: true });
+	}
+	const photon = join(modules, "@silvia-odwyer", "photon-node", "photon_rs_bg.wasm");
+	if (existsSync(photon)) cpSync(photon, join(out, "photon_rs_bg.wasm"));
+	const copyMatching = (from, to, pattern) => {
+		if (!existsSync(from)) return;
+		mkdirSync(to, { recursive: true });
+		for (const name of readdirSync(from)) if (pattern.test(name)) cpSync(join(from, name), join(to, name));
+	};
+	copyMatching(join(pkg, "dist/modes/interactive/theme"), join(out, "theme"), /\.json$/);
+	copyMatching(join(pkg, "dist/modes/interactive/assets"), join(out, "assets"), /\.png$/);
+	copyMatching(join(pkg, "dist/core/export-html"), join(out, "export-html"), /^template\./);
+	copyMatching(join(pkg, "dist/core/export-html/vendor"), join(out, "export-html/vendor"), /\.js$/);
+	spawnSync(process.execPath, ["-e", `require("fs").writeFileSync(${JSON.stringify(join(out, ".complete"))}, "")`]);
+	return bin;
+}
+
+function ensure(tool) {
+	if (tool === "node24") return ensureNode24();
+	if (tool === "bun") return ensureBun();
+	const match = /^(pi|pi-bin)@(\d+\.\d+\.\d+)$/.exec(tool);
+	if (match?.[1] === "pi") return join(ensurePi(match[2]), "dist", "bundle", "cli.js");
+	if (match?.[1] === "pi-bin") return ensurePiBinary(match[2]);
+	fail(`unknown tool ${tool}`);
+}
+
+const [command, tool, ...args] = process.argv.slice(2);
+if (command === "ensure" && tool) {
+	console.log(ensure(tool));
+} else if (command === "--run" && tool) {
+	const node24 = ensureNode24();
+	const bun = ensureBun();
+	const env = {
+		...process.env,
+		PI_CURSOR_NODE: node24,
+		PI_CURSOR_BUN: bun,
+		PATH: [dirname(node24), dirname(bun), join(ROOT, "node_modules", ".bin"), process.env.PATH].join(
+			process.platform === "win32" ? ";" : ":",
+		),
+	};
+	const program = tool === "node24" ? node24 : tool === "bun" ? bun : tool;
+	const result = spawnSync(program, args, { stdio: "inherit", env, cwd: ROOT });
+	if (result.error) fail(`${tool}: ${result.error.message}`);
+	process.exit(result.status ?? 1);
+} else {
+	fail("usage: toolchain.mjs --run <bun|node24|program> [args…] | ensure <node24|bun|pi@x.y.z|pi-bin@x.y.z>");
+}
