@@ -1,0 +1,23 @@
+// The only module that imports `@cursor/sdk` (enforced by test/unit/import-graph.test.ts). Everything else talks to
+// the narrow `CursorSdk` interface below, so tests can substitute it and the SDK's surprises stay in one place.
+
+import type { AgentOptions, SDKAgent, SDKModel } from "@cursor/sdk";
+import { Agent, Cursor } from "@cursor/sdk";
+
+export type { AgentOptions, SDKAgent, SDKModel };
+
+export interface CursorSdk {
+	/** `GET /v1/models` with an explicit key. The SDK sets no timeout: callers must bound it. */
+	listModels(apiKey: string): Promise<SDKModel[]>;
+	createAgent(options: AgentOptions): Promise<SDKAgent>;
+	resumeAgent(agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent>;
+	/** `true`/`false` force the local agent transport; `null` returns to the SDK default. */
+	setHttp1ForAgent(value: boolean | null): void;
+}
+
+export const cursorSdk: CursorSdk = {
+	listModels: (apiKey) => Cursor.models.list({ apiKey }),
+	createAgent: (options) => Agent.create(options),
+	resumeAgent: (agentId, options) => Agent.resume(agentId, options),
+	setHttp1ForAgent: (value) => Cursor.configure({ local: { useHttp1ForAgent: value } }),
+};

@@ -1,0 +1,123 @@
+// Runs the real Pi CLI (npm package on Node 24, or a compiled Bun binary) with an isolated HOME.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BUNDLE, ensureTool } from "./toolchain.ts";
+
+export interface PiHost {
+	name: string;
+	/** argv prefix that starts Pi (before Pi's own arguments). */
+	command: string[];
+}
+
+/** The hosts we support: npm Pi 1.6.0 and 0.87.1 on Node 24, and a compiled Pi 1.6.0 binary. */
+export function piHosts(): PiHost[] {
+	const node = ensureTool("node24");
+	return [
+		{ name: "npm pi 1.6.0 on node", command: [node, ensureTool("pi@1.6.0")] },
+		{ name: "npm pi 0.87.1 on node", command: [node, ensureTool("pi@0.87.1")] },
+		{ name: "compiled pi 1.6.0", command: [ensureTool("pi-bin@1.6.0")] },
+	];
+}
+
+export function defaultHost(): PiHost {
+	return { name: "npm pi 1.6.0 on node", command: [ensureTool("node24"), ensureTool("pi@1.6.0")] };
+}
+
+/** A throwaway HOME with Pi's agent dir inside; never the real home. */
+export class TempHome {
+	readonly dir = mkdtempSync(join(tmpdir(), "pi-cursor-test-"));
+	readonly agentDir = join(this.dir, ".pi", "agent");
+	readonly tmp = join(this.dir, "tmp");
+
+	constructor() {
+		mkdirSync(this.agentDir, { recursive: true });
+		mkdirSync(this.tmp, { recursive: true });
+	}
+
+	writeAgentFile(name: string, content: string | object): string {
+		const path = join(this.agentDir, name);
+		writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+		return path;
+	}
+
+	env(extra: Record<string, string | undefined> = {}): Record<string, string> {
+		const env: Record<string, string> = {
+			PATH: process.env.PATH ?? "/usr/bin:/bin",
+			HOME: this.dir,
+			TMPDIR: this.tmp,
+			PI_CODING_AGENT_DIR: this.agentDir,
+			PI_OFFLINE: "1",
+			PI_SKIP_VERSION_CHECK: "1",
+			PI_TELEMETRY: "0",
+		};
+		for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+		return env;
+	}
+
+	remove(): void {
+		rmSync(this.dir, { recursive: true, force: true });
+	}
+}
+
+export interface PiResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+export interface RunPiOptions {
+	host?: PiHost;
+	home: TempHome;
+	env?: Record<string, string | undefined>;
+	cwd?: string;
+	input?: string;
+	extensions?: string[];
+	timeoutMs?: number;
+}
+
+/** Runs `pi -ne -e dist/index.js <args>` to completion. */
+export function runPi(args: string[], options: RunPiOptions): Promise<PiResult> {
+	const host = options.host ?? defaultHost();
+	const extensions = options.extensions ?? [BUNDLE];
+	const [program, ...prefix] = host.command;
+	if (!program) throw new Error(`host ${host.name} has no command`);
+	const child = spawn(program, [...prefix, "-ne", ...extensions.flatMap((e) => ["-e", e]), ...args], {
+		cwd: options.cwd ?? options.home.dir,
+		env: options.home.env(options.env),
+		stdio: ["pipe", "pipe", "pipe"],
+	});
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (chunk) => {
+		stdout += chunk;
+	});
+	child.stderr.on("data", (chunk) => {
+		stderr += chunk;
+	});
+	child.stdin.end(options.input ?? "");
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => {
+			child.kill("SIGKILL");
+			reject(new Error(`pi ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+		}, options.timeoutMs ?? 45_000);
+		child.on("error", reject);
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			resolve({ code, stdout, stderr });
+		});
+	});
+}
+
+/** Parses `pi --list-models` output into rows keyed by column name. */
+export function parseModelTable(stdout: string): Record<string, string>[] {
+	const lines = stdout.split("\n").filter((line) => line.trim() !== "");
+	const header = lines.shift();
+	if (!header) return [];
+	const columns = header.trim().split(/\s+/);
+	return lines.map((line) => {
+		const cells = line.trim().split(/\s+/);
+		return Object.fromEntries(columns.map((column, i) => [column, cells[i] ?? ""]));
+	});
+}
