@@ -1,10 +1,32 @@
 // The only module that imports `@cursor/sdk` (enforced by test/unit/import-graph.test.ts). Everything else talks to
 // the narrow `CursorSdk` interface below, so tests can substitute it and the SDK's surprises stay in one place.
 
-import type { AgentOptions, SDKAgent, SDKModel } from "@cursor/sdk";
+import type {
+	AgentOptions,
+	InteractionUpdate,
+	ModelSelection,
+	Run,
+	RunResult,
+	SDKAgent,
+	SDKImage,
+	SDKModel,
+	SendOptions,
+	ToolCall,
+} from "@cursor/sdk";
 import { Agent, Cursor } from "@cursor/sdk";
 
-export type { AgentOptions, SDKAgent, SDKModel };
+export type {
+	AgentOptions,
+	InteractionUpdate,
+	ModelSelection,
+	Run,
+	RunResult,
+	SDKAgent,
+	SDKImage,
+	SDKModel,
+	SendOptions,
+	ToolCall,
+};
 
 export interface CursorSdk {
 	/** `GET /v1/models` with an explicit key. The SDK sets no timeout: callers must bound it. */

@@ -1,0 +1,84 @@
+// Classifies SDK failures once, at the edge, and renders bounded, scrubbed messages for Pi.
+
+export type CursorErrorKind = "auth" | "network" | "rate-limit" | "module" | "configuration" | "backend";
+
+export interface CursorError {
+	kind: CursorErrorKind;
+	/** Scrubbed, bounded text for the user. */
+	message: string;
+}
+
+const MAX_MESSAGE = 600;
+
+/** Removes secrets (keys, bearer tokens, URL userinfo, known secret values) and stack frames; bounds the length. */
+export function scrubText(text: string, secrets: readonly (string | undefined)[] = []): string {
+	let out = text;
+	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
+	out = out
+		.split("\n")
+		.filter((line) => !/^\s+at\s/.test(line))
+		.join("\n")
+		.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]")
+		.replace(/\b(key|crsr|sk|cursor|user)_[A-Za-z0-9_-]{6,}/g, "[redacted]")
+		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
+		.replace(/\b(api[_-]?key|token|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, "$1$2[redacted]")
+		.trim();
+	return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE - 1)}…` : out;
+}
+
+function describe(error: unknown): { name: string; message: string; code?: string; causeMessage?: string } {
+	if (error instanceof Error) {
+		const { code, cause } = error as Error & { code?: unknown; cause?: unknown };
+		return {
+			name: error.name,
+			message: error.message,
+			...(typeof code === "string" ? { code } : {}),
+			...(cause instanceof Error ? { causeMessage: cause.message } : {}),
+		};
+	}
+	return { name: "Error", message: typeof error === "string" ? error : "Unknown error" };
+}
+
+const MODULE_FAILURE =
+	/Cannot find (module|package)|ERR_MODULE_NOT_FOUND|ERR_DLOPEN_FAILED|ERR_UNSUPPORTED_ESM_URL_SCHEME|node:sqlite|bun:sqlite|Failed to load/;
+
+/** Classifies an SDK failure: a thrown error, or a run's `[code] message` text. */
+export function classifyCursorError(error: unknown, secrets: readonly (string | undefined)[] = []): CursorError {
+	const { name, message, code, causeMessage } = describe(error);
+	const text = causeMessage && !message.includes(causeMessage) ? `${message} (${causeMessage})` : message;
+	const bracket = /^\[([a-z_]+)\]\s*/.exec(message)?.[1];
+	const effectiveCode = code ?? bracket;
+	const clean = scrubText(text, secrets);
+	if (MODULE_FAILURE.test(text)) {
+		return {
+			kind: "module",
+			message: `Cursor SDK failed to load: ${clean}. Reinstall pi-cursor-sdk (npm install) and check that Node >= 22.19 runs Pi; your API key was not used.`,
+		};
+	}
+	if (
+		effectiveCode === "unauthenticated" ||
+		name === "AuthenticationError" ||
+		/Invalid API key|\bHTTP 401\b/i.test(message)
+	) {
+		return {
+			kind: "auth",
+			message: `Cursor rejected the API key: ${clean}. Check CURSOR_API_KEY or run /login to store a valid Cursor API key.`,
+		};
+	}
+	if (effectiveCode === "resource_exhausted" || name === "RateLimitError") {
+		return { kind: "rate-limit", message: `Cursor rate limit or quota reached: ${clean}. Wait and retry.` };
+	}
+	if (
+		effectiveCode === "unavailable" ||
+		name === "NetworkError" ||
+		/Failed to connect|fetch failed|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|Network request failed|Stream ended without turnEnded|socket hang up/i.test(
+			text,
+		)
+	) {
+		return { kind: "network", message: `Cursor connection failed: ${clean}. This is usually temporary: retry.` };
+	}
+	if (name === "ConfigurationError" || effectiveCode === "invalid_argument") {
+		return { kind: "configuration", message: `Cursor rejected the request: ${clean}` };
+	}
+	return { kind: "backend", message: `Cursor error: ${clean}` };
+}

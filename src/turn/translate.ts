@@ -1,0 +1,152 @@
+import type {
+	AssistantMessage,
+	AssistantMessageEventStream,
+	Model,
+	TextContent,
+	ThinkingContent,
+} from "@earendil-works/pi-ai";
+import type { InteractionUpdate, ToolCall } from "../sdk/cursor-sdk.ts";
+import type { CursorError } from "../sdk/errors.ts";
+import { type CursorTurnUsage, emptyUsage, mapTurnUsage } from "./usage.ts";
+
+/** Cursor's own tool activity, for replay cards and the bridge (later): one event per started/completed call. */
+export interface ToolActivity {
+	phase: "started" | "completed";
+	callId: string;
+	toolCall: ToolCall;
+}
+export type ToolActivityListener = (activity: ToolActivity) => void;
+
+/**
+ * Translates one Cursor run's `onDelta` updates into Pi's assistant event stream. Text and thinking arrive as
+ * balanced start/delta/end blocks; a tool call, a thinking/text switch or the end of the run closes the open block.
+ * Everything is synchronous: the SDK awaits callbacks one at a time, so a slow callback would slow the run.
+ */
+export class TurnTranslator {
+	readonly message: AssistantMessage;
+	private open: { block: TextContent | ThinkingContent; index: number } | undefined;
+	private usage: CursorTurnUsage | undefined;
+	private ended = false;
+
+	constructor(
+		private readonly out: AssistantMessageEventStream,
+		private readonly model: Model<string>,
+		private readonly onToolActivity?: ToolActivityListener,
+	) {
+		this.message = {
+			role: "assistant",
+			content: [],
+			api: model.api,
+			provider: model.provider,
+			model: model.id,
+			usage: emptyUsage(),
+			stopReason: "stop",
+			timestamp: Date.now(),
+		};
+	}
+
+	get finished(): boolean {
+		return this.ended;
+	}
+
+	start(): void {
+		this.out.push({ type: "start", partial: this.message });
+	}
+
+	update(update: InteractionUpdate): void {
+		if (this.ended) return;
+		switch (update.type) {
+			case "text-delta":
+				this.append("text", update.text);
+				break;
+			case "thinking-delta":
+				this.append("thinking", update.text);
+				break;
+			case "thinking-completed":
+				if (this.open?.block.type === "thinking") this.close();
+				break;
+			case "tool-call-started":
+			case "tool-call-completed":
+				this.close();
+				this.onToolActivity?.({
+					phase: update.type === "tool-call-started" ? "started" : "completed",
+					callId: update.callId,
+					toolCall: update.toolCall,
+				});
+				break;
+			case "turn-ended":
+				if (update.usage) this.usage = update.usage;
+				break;
+		}
+	}
+
+	private append(kind: "text" | "thinking", delta: string): void {
+		if (!delta) return;
+		if (this.open?.block.type !== kind) {
+			this.close();
+			const block: TextContent | ThinkingContent =
+				kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "" };
+			const index = this.message.content.push(block) - 1;
+			this.open = { block, index };
+			this.out.push({
+				type: kind === "text" ? "text_start" : "thinking_start",
+				contentIndex: index,
+				partial: this.message,
+			});
+		}
+		const { block, index } = this.open as { block: TextContent | ThinkingContent; index: number };
+		if (block.type === "text") {
+			block.text += delta;
+			this.out.push({ type: "text_delta", contentIndex: index, delta, partial: this.message });
+		} else {
+			block.thinking += delta;
+			this.out.push({ type: "thinking_delta", contentIndex: index, delta, partial: this.message });
+		}
+	}
+
+	private close(): void {
+		const open = this.open;
+		if (!open) return;
+		this.open = undefined;
+		if (open.block.type === "text") {
+			this.out.push({ type: "text_end", contentIndex: open.index, content: open.block.text, partial: this.message });
+		} else {
+			this.out.push({
+				type: "thinking_end",
+				contentIndex: open.index,
+				content: open.block.thinking,
+				partial: this.message,
+			});
+		}
+	}
+
+	private applyUsage(): void {
+		if (this.usage) this.message.usage = mapTurnUsage(this.usage, this.model);
+	}
+
+	/** Ends the turn successfully. `finalText` (the run result) is shown only when no text streamed. */
+	finish(finalText?: string): void {
+		if (this.ended) return;
+		const streamedText = this.message.content.some((c) => c.type === "text" && c.text.trim() !== "");
+		if (!streamedText && finalText?.trim()) this.append("text", finalText);
+		this.close();
+		this.applyUsage();
+		this.ended = true;
+		this.message.stopReason = "stop";
+		this.out.push({ type: "done", reason: "stop", message: this.message });
+		this.out.end(this.message);
+	}
+
+	/** Ends the turn with Pi's `error` (or `aborted`) event; partial content stays visible. */
+	fail(error: CursorError | { kind: "aborted"; message: string }): void {
+		if (this.ended) return;
+		this.close();
+		this.applyUsage();
+		this.ended = true;
+		const reason = error.kind === "aborted" ? "aborted" : "error";
+		this.message.stopReason = reason;
+		this.message.errorMessage = error.message;
+		this.out.push({ type: "error", reason, error: this.message });
+		this.out.end(this.message);
+	}
+}

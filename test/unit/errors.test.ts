@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { classifyCursorError, scrubText } from "../../src/sdk/errors.ts";
+
+describe("scrubText", () => {
+	test.each([
+		["an API key by value", "bad key sk-live-1234567890", ["sk-live-1234567890"], "sk-live"],
+		["a key-shaped token", "exchange failed for key_abcdef1234567890", [], "key_abcdef"],
+		["a bearer token", "Authorization: Bearer eyJhbGciOi.payload.sig", [], "eyJhbGciOi"],
+		["URL userinfo", "connect https://user:hunter2@api.example.com failed", [], "hunter2"],
+		["an api_key=value pair", "request api_key=abc123secret rejected", [], "abc123secret"],
+	])("removes %s", (_name, text, secrets, secret) => {
+		const scrubbed = scrubText(text, secrets);
+		expect(scrubbed).not.toContain(secret);
+		expect(scrubbed).toContain("[redacted]");
+	});
+
+	test("drops stack frames and bounds the length", () => {
+		const error = `Error: boom\n    at foo (/x/y.js:1:2)\n    at bar (/x/z.js:3:4)\n${"x".repeat(2000)}`;
+		const scrubbed = scrubText(error);
+		expect(scrubbed).not.toContain(" at foo");
+		expect(scrubbed.length).toBeLessThanOrEqual(600);
+	});
+});
+
+describe("classifyCursorError", () => {
+	test.each([
+		["[unauthenticated] Invalid API key", "auth", /CURSOR_API_KEY or run \/login/],
+		["[unknown] Invalid API key. Please check your Cursor API key and try again.", "auth", /\/login/],
+		["[unauthenticated] HTTP 401", "auth", /\/login/],
+		["[unavailable] backend overloaded", "network", /retry/],
+		["[unknown] Failed to connect to API key exchange endpoint: fetch failed", "network", /retry/],
+		["Stream ended without turnEnded — connection likely dropped mid-stream", "network", /retry/],
+		["[resource_exhausted] quota", "rate-limit", /retry/],
+		["Cannot find module './626.js'", "module", /API key was not used/],
+		["[internal] something broke", "backend", /something broke/],
+	])("%s → %s", (message, kind, hint) => {
+		const classified = classifyCursorError(new Error(message));
+		expect(classified.kind).toBe(kind as never);
+		expect(classified.message).toMatch(hint);
+	});
+
+	test("module-loading failures are never blamed on the key", () => {
+		const classified = classifyCursorError(new Error("Cannot find package '@cursor/sdk' imported from /x"));
+		expect(classified.kind).toBe("module");
+		expect(classified.message).not.toMatch(/rejected the API key/);
+	});
+
+	test("uses error names of the SDK's (minified) classes and scrubs the key", () => {
+		const error = Object.assign(new Error("Network request failed for key_supersecret99"), { name: "NetworkError" });
+		const classified = classifyCursorError(error, ["key_supersecret99"]);
+		expect(classified.kind).toBe("network");
+		expect(classified.message).not.toContain("supersecret");
+	});
+});
