@@ -1,0 +1,109 @@
+/**
+ * Cursor-only session state persisted as Pi custom entries (`pi.appendEntry(customType, data)`), which appear on the
+ * session branch as `{ type: "custom", customType, data }`. The in-memory state is only a cache rebuilt from the
+ * branch on `session_start` (startup, resume, fork, reload) with {@link restoreSessionState}.
+ */
+
+export const FAST_ENTRY_TYPE = "pi-cursor-sdk:fast";
+export const MODE_ENTRY_TYPE = "pi-cursor-sdk:mode";
+export const HTTP_ENTRY_TYPE = "pi-cursor-sdk:http";
+
+export const CURSOR_MODES = ["agent", "plan"] as const;
+/** Cursor SDK conversation mode (`AgentModeOption`). */
+export type CursorMode = (typeof CURSOR_MODES)[number];
+
+export interface FastEntryData {
+	/** The selected SDK model id or alias the preference belongs to. */
+	readonly modelKey: string;
+	readonly fast: boolean;
+}
+export interface ModeEntryData {
+	readonly mode: CursorMode;
+}
+export interface HttpEntryData {
+	/** `true`/`false` pin the session transport; `null` clears the session preference (fall through to env/user). */
+	readonly useHttp1: boolean | null;
+}
+
+/** Cursor-only state for one session branch. */
+export interface CursorSessionState {
+	/** Per-session fast preference keyed by selected SDK model id/alias (own properties only). */
+	readonly fast: Readonly<Record<string, boolean>>;
+	/** Session SDK mode, `undefined` when never set on this branch. */
+	readonly mode: CursorMode | undefined;
+	/** Session HTTP/1.1 preference: `undefined` (never set) or `null` (cleared) fall through to env/user config. */
+	readonly useHttp1: boolean | null | undefined;
+}
+
+/** A custom entry ready for `pi.appendEntry(entry.customType, entry.data)`. */
+export type SessionStateEntry =
+	| { readonly customType: typeof FAST_ENTRY_TYPE; readonly data: FastEntryData }
+	| { readonly customType: typeof MODE_ENTRY_TYPE; readonly data: ModeEntryData }
+	| { readonly customType: typeof HTTP_ENTRY_TYPE; readonly data: HttpEntryData };
+
+/** Returns the state of a branch with no Cursor entries. */
+export function emptySessionState(): CursorSessionState {
+	return { fast: Object.create(null) as Record<string, boolean>, mode: undefined, useHttp1: undefined };
+}
+
+/** True for `"agent"` / `"plan"`. */
+export function isCursorMode(value: unknown): value is CursorMode {
+	return value === "agent" || value === "plan";
+}
+
+/** Builds the entry recording a session fast preference for `modelKey`. */
+export function fastEntry(modelKey: string, fast: boolean): SessionStateEntry {
+	return { customType: FAST_ENTRY_TYPE, data: { modelKey, fast } };
+}
+
+/** Builds the entry recording the session SDK mode. */
+export function modeEntry(mode: CursorMode): SessionStateEntry {
+	return { customType: MODE_ENTRY_TYPE, data: { mode } };
+}
+
+/** Builds the entry recording the session HTTP/1.1 preference (`null` clears it). */
+export function httpEntry(useHttp1: boolean | null): SessionStateEntry {
+	return { customType: HTTP_ENTRY_TYPE, data: { useHttp1 } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Applies one custom entry (`customType` + `data`) to `state`, returning a new state. Entries of other types or with
+ * malformed data return `state` unchanged. Use this to update the in-memory cache after a successful `appendEntry`.
+ */
+export function applySessionEntry(state: CursorSessionState, customType: string, data: unknown): CursorSessionState {
+	if (!isRecord(data)) return state;
+	switch (customType) {
+		case FAST_ENTRY_TYPE: {
+			const { modelKey, fast } = data;
+			if (typeof modelKey !== "string" || modelKey === "" || typeof fast !== "boolean") return state;
+			const next = Object.assign(Object.create(null) as Record<string, boolean>, state.fast);
+			Object.defineProperty(next, modelKey, { value: fast, enumerable: true, writable: true, configurable: true });
+			return { ...state, fast: next };
+		}
+		case MODE_ENTRY_TYPE:
+			return isCursorMode(data.mode) ? { ...state, mode: data.mode } : state;
+		case HTTP_ENTRY_TYPE: {
+			const value = data.useHttp1;
+			return typeof value === "boolean" || value === null ? { ...state, useHttp1: value } : state;
+		}
+		default:
+			return state;
+	}
+}
+
+/**
+ * Rebuilds Cursor session state from a branch (`ctx.sessionManager.getBranch()`, root → leaf). The last valid entry
+ * of each kind wins (per model key for fast); non-custom and malformed entries are ignored.
+ */
+export function restoreSessionState(branchEntries: readonly unknown[]): CursorSessionState {
+	let state = emptySessionState();
+	for (const entry of branchEntries) {
+		if (!isRecord(entry) || entry.type !== "custom" || typeof entry.customType !== "string") continue;
+		state = applySessionEntry(state, entry.customType, entry.data);
+	}
+	return state;
+}

@@ -1,0 +1,162 @@
+import { describe, expect, test } from "bun:test";
+import {
+	DEFAULT_MODEL_CACHE_TTL_MS,
+	parseBooleanSetting,
+	parseModelCacheTtlMs,
+	parseSettingSources,
+	readBooleanEnv,
+	readCursorEnv,
+	type SettingSources,
+} from "../../src/settings/env.ts";
+
+describe("boolean vocabulary", () => {
+	const cases: [string | undefined, boolean | undefined][] = [
+		["0", false],
+		["false", false],
+		["off", false],
+		["none", false],
+		["no", false],
+		["disabled", false],
+		["FALSE", false],
+		[" Off ", false],
+		["DiSaBlEd", false],
+		["1", true],
+		["true", true],
+		["on", true],
+		["yes", true],
+		["enabled", true],
+		["TRUE", true],
+		["\tYes\n", true],
+		["Enabled", true],
+		[undefined, undefined],
+		["", undefined],
+		["   ", undefined],
+		["2", undefined],
+		["y", undefined],
+		["nope", undefined],
+		["truee", undefined],
+		["-1", undefined],
+	];
+	for (const [input, expected] of cases) {
+		test(`${JSON.stringify(input)} → ${String(expected)}`, () => {
+			expect(parseBooleanSetting(input)).toBe(expected);
+		});
+	}
+
+	test("readBooleanEnv falls back to the default for unset/blank/unrecognized", () => {
+		expect(readBooleanEnv({}, "X", true)).toBe(true);
+		expect(readBooleanEnv({ X: "" }, "X", false)).toBe(false);
+		expect(readBooleanEnv({ X: "maybe" }, "X", true)).toBe(true);
+		expect(readBooleanEnv({ X: "no" }, "X", true)).toBe(false);
+		expect(readBooleanEnv({ X: "yes" }, "X", false)).toBe(true);
+	});
+});
+
+describe("PI_CURSOR_SETTING_SOURCES", () => {
+	const ok: [string | undefined, SettingSources, boolean][] = [
+		[undefined, ["all"], true],
+		["", ["all"], true],
+		["  ", ["all"], true],
+		["all", ["all"], false],
+		["ALL", ["all"], false],
+		["none", [], false],
+		[" None ", [], false],
+		["project", ["project"], false],
+		["project,user,plugins", ["project", "user", "plugins"], false],
+		["plugins, project", ["plugins", "project"], false],
+		["project,user,team,mdm,plugins", ["project", "user", "team", "mdm", "plugins"], false],
+		["Project,USER", ["project", "user"], false],
+		["project,project,user", ["project", "user"], false],
+		["project,,user,", ["project", "user"], false],
+		["all,all", ["all"], false],
+	];
+	for (const [input, sources, isDefault] of ok) {
+		test(`${JSON.stringify(input)} → ${JSON.stringify(sources)}`, () => {
+			expect(parseSettingSources(input)).toEqual({ ok: true, sources, isDefault });
+		});
+	}
+
+	const bad: [string, RegExp][] = [
+		["all,project", /cannot combine "all"/],
+		["project,all", /cannot combine "all"/],
+		["none,user", /cannot combine "none"/],
+		["all,none", /cannot combine/],
+		["projects", /unknown setting source "projects"/],
+		["project,workspace,bogus", /unknown setting source "workspace", "bogus"/],
+		["all,bogus", /unknown setting source "bogus"/],
+		[",", /names no setting source/],
+	];
+	for (const [input, message] of bad) {
+		test(`${JSON.stringify(input)} → error`, () => {
+			const result = parseSettingSources(input);
+			expect(result.ok).toBe(false);
+			if (!result.ok) {
+				expect(result.error).toMatch(message);
+				expect(result.error).toContain("PI_CURSOR_SETTING_SOURCES");
+				expect(result.error).toContain('Use "all", "none"');
+				expect(result.raw).toBe(input);
+			}
+		});
+	}
+});
+
+describe("PI_CURSOR_SDK_MODEL_CACHE_TTL_MS", () => {
+	const cases: [string | undefined, number][] = [
+		[undefined, DEFAULT_MODEL_CACHE_TTL_MS],
+		["", DEFAULT_MODEL_CACHE_TTL_MS],
+		["0", 0],
+		["1000", 1000],
+		["86400000", 86_400_000],
+		[" 1000", DEFAULT_MODEL_CACHE_TTL_MS],
+		["-5", DEFAULT_MODEL_CACHE_TTL_MS],
+		["1e3", DEFAULT_MODEL_CACHE_TTL_MS],
+		["12.5", DEFAULT_MODEL_CACHE_TTL_MS],
+		["abc", DEFAULT_MODEL_CACHE_TTL_MS],
+		["99999999999999999999", DEFAULT_MODEL_CACHE_TTL_MS],
+	];
+	for (const [input, expected] of cases) {
+		test(`${JSON.stringify(input)} → ${expected}`, () => {
+			expect(parseModelCacheTtlMs(input)).toBe(expected);
+		});
+	}
+});
+
+describe("readCursorEnv", () => {
+	test("defaults", () => {
+		expect(readCursorEnv({})).toEqual({
+			useHttp1: undefined,
+			footer: true,
+			settingSources: { ok: true, sources: ["all"], isDefault: true },
+			hideModelsWhenLoggedOut: false,
+			disableModelCache: false,
+			modelCacheTtlMs: 86_400_000,
+		});
+	});
+
+	test("explicit values", () => {
+		expect(
+			readCursorEnv({
+				PI_CURSOR_HTTP_1_1: "true",
+				PI_CURSOR_FOOTER: "0",
+				PI_CURSOR_SETTING_SOURCES: "none",
+				PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT: "1",
+				PI_CURSOR_SDK_DISABLE_MODEL_CACHE: "yes",
+				PI_CURSOR_SDK_MODEL_CACHE_TTL_MS: "60000",
+			}),
+		).toEqual({
+			useHttp1: true,
+			footer: false,
+			settingSources: { ok: true, sources: [], isDefault: false },
+			hideModelsWhenLoggedOut: true,
+			disableModelCache: true,
+			modelCacheTtlMs: 60_000,
+		});
+	});
+
+	test("HTTP/1.1 is tri-state and unrecognized footer values keep the default", () => {
+		expect(readCursorEnv({ PI_CURSOR_HTTP_1_1: "off" }).useHttp1).toBe(false);
+		expect(readCursorEnv({ PI_CURSOR_HTTP_1_1: "whatever" }).useHttp1).toBeUndefined();
+		expect(readCursorEnv({ PI_CURSOR_FOOTER: "hide" }).footer).toBe(true);
+		expect(readCursorEnv({ PI_CURSOR_FOOTER: "disabled" }).footer).toBe(false);
+	});
+});
