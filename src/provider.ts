@@ -1,61 +1,38 @@
-import {
-	type AssistantMessage,
-	type AssistantMessageEventStream,
-	createAssistantMessageEventStream,
-	type Model,
-	type Provider,
+import type {
+	Model,
+	Provider,
+	RefreshModelsContext,
+	SimpleStreamOptions,
+	TranscriptContext,
 } from "@earendil-works/pi-ai";
+import type { CatalogCache } from "./catalog/cache.ts";
+import { discoverModels } from "./catalog/discovery.ts";
+import { type CatalogState, CURSOR_BASE_URL, PROVIDER_ID } from "./catalog/state.ts";
 import type { CursorSdk } from "./sdk/cursor-sdk.ts";
-
-export const PROVIDER_ID = "cursor";
-export const CURSOR_API = "cursor-sdk";
-export const CURSOR_BASE_URL = "https://api.cursor.com";
+import { ENV_HIDE_MODELS_WHEN_LOGGED_OUT, readBooleanEnv, readCursorEnv } from "./settings/env.ts";
+import { streamCursorTurn, type TurnRuntime } from "./turn/stream.ts";
 
 export interface ProviderDeps {
 	sdk: CursorSdk;
+	catalog: CatalogState;
+	cache: CatalogCache;
+	turns: TurnRuntime;
+	/** Reports a failed live refresh that nobody awaited (e.g. Pi's background refresh). */
+	onRefreshError?: (message: string) => void;
 }
 
-const PLACEHOLDER_MODELS: Model<string>[] = [
-	{
-		id: "composer-2",
-		name: "Composer 2",
-		api: CURSOR_API,
-		provider: PROVIDER_ID,
-		baseUrl: CURSOR_BASE_URL,
-		reasoning: false,
-		input: ["text", "image"],
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-		contextWindow: 200_000,
-		maxTokens: 32_000,
-	},
-];
+/** The key Pi resolved for a refresh: a stored/runtime/models.json credential, else the ambient env key. */
+function refreshKey(context: RefreshModelsContext): string | undefined {
+	const credential = context.credential?.type === "api_key" ? context.credential : undefined;
+	return credential?.key || credential?.env?.CURSOR_API_KEY || process.env.CURSOR_API_KEY || undefined;
+}
 
-/** The native Pi provider for Cursor. */
-export function buildProvider(_deps: ProviderDeps): Provider<string> {
-	const streamSimple = (model: Model<string>): AssistantMessageEventStream => {
-		const stream = createAssistantMessageEventStream();
-		const message: AssistantMessage = {
-			role: "assistant",
-			content: [],
-			api: model.api,
-			provider: model.provider,
-			model: model.id,
-			usage: {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-			},
-			stopReason: "error",
-			errorMessage: "Cursor turns are not implemented yet.",
-			timestamp: Date.now(),
-		};
-		stream.push({ type: "error", reason: "error", error: message });
-		stream.end(message);
-		return stream;
-	};
+/** The native Pi provider for Cursor: API-key auth, the cached/fallback catalog, live refresh and the stream. */
+export function buildProvider(deps: ProviderDeps): Provider<string> {
+	const { catalog, cache } = deps;
+	const streamSimple = (model: Model<string>, context: TranscriptContext, options?: SimpleStreamOptions) =>
+		streamCursorTurn(deps.turns, model, context, options);
+
 	return {
 		id: PROVIDER_ID,
 		name: "Cursor",
@@ -65,18 +42,49 @@ export function buildProvider(_deps: ProviderDeps): Provider<string> {
 				name: "Cursor",
 				async login(interaction) {
 					const key = (await interaction.prompt({ type: "secret", message: "Cursor API key" })).trim();
+					if (!key) throw new Error("No Cursor API key entered.");
 					return { type: "api_key", key };
 				},
 				async resolve({ ctx, credential }) {
-					const key = credential?.key ?? (await ctx.env("CURSOR_API_KEY"));
-					return key
-						? { auth: { apiKey: key }, source: credential?.key ? "stored API key" : "CURSOR_API_KEY" }
-						: undefined;
+					const stored = credential?.key || credential?.env?.CURSOR_API_KEY;
+					if (stored) return { auth: { apiKey: stored }, source: "stored API key" };
+					const ambient = await ctx.env("CURSOR_API_KEY");
+					if (ambient) return { auth: { apiKey: ambient }, source: "CURSOR_API_KEY" };
+					// Logged out: keep the models visible (the turn explains how to log in) unless the user opted out.
+					const hide = readBooleanEnv(process.env, ENV_HIDE_MODELS_WHEN_LOGGED_OUT, false);
+					return hide ? undefined : { auth: {}, source: "logged out" };
 				},
 			},
 		},
-		getModels: () => PLACEHOLDER_MODELS,
-		stream: (model) => streamSimple(model),
-		streamSimple: (model) => streamSimple(model),
+		getModels: () => catalog.models,
+		async refreshModels(context) {
+			const env = readCursorEnv(process.env);
+			const key = refreshKey(context);
+			const cached = key && !env.disableModelCache ? cache.read(key) : undefined;
+			if (!context.allowNetwork) {
+				// Startup and auth changes: cache-only, never the network.
+				if (cached) await context.publish({ update: () => catalog.replace(cached.items, "cache") });
+				return;
+			}
+			if (!key) return;
+			if (!context.force && cached && Date.now() - cached.fetchedAt < env.modelCacheTtlMs) return;
+			let items: Awaited<ReturnType<typeof discoverModels>>;
+			try {
+				items = await discoverModels(deps.sdk, key, context.signal);
+			} catch (error) {
+				if (!context.force) deps.onRefreshError?.((error as Error).message);
+				throw error;
+			}
+			if (context.signal.aborted) return;
+			const fetchedAt = Date.now();
+			await context.publish({
+				update: () => {
+					catalog.replace(items, "live");
+					if (!env.disableModelCache) void cache.write(key, { fetchedAt, items }).catch(() => {});
+				},
+			});
+		},
+		stream: (model, context, options) => streamSimple(model, context, options as SimpleStreamOptions | undefined),
+		streamSimple,
 	};
 }

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
+import { atomicWrite, PRIVATE_FILE_MODE, removeQuietly, resolveWriteTarget } from "../fs/atomic-file.ts";
 
 export const CURSOR_SDK_CONFIG_FILENAME = "cursor-sdk.json";
 
@@ -69,7 +70,7 @@ export interface ConfigFileOptions {
 
 const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 const DEFAULT_LOCK_STALE_MS = 10_000;
-const FILE_MODE = 0o600;
+const FILE_MODE = PRIVATE_FILE_MODE;
 const DIR_MODE = 0o700;
 const MAX_LISTED_PROBLEMS = 6;
 
@@ -252,53 +253,6 @@ function randomSuffix(): string {
 
 function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function removeQuietly(filePath: string): Promise<void> {
-	try {
-		await fsp.unlink(filePath);
-	} catch {
-		// already gone
-	}
-}
-
-/** Resolves symlinks so a linked config (e.g. from a dotfiles repo) is replaced at its target, not unlinked. */
-async function resolveWriteTarget(filePath: string): Promise<string> {
-	try {
-		return await fsp.realpath(filePath);
-	} catch {
-		return filePath;
-	}
-}
-
-async function atomicWrite(target: string, text: string): Promise<void> {
-	const tmp = `${target}.${process.pid}.${randomSuffix()}.tmp`;
-	const handle = await fsp.open(tmp, "wx", FILE_MODE);
-	try {
-		try {
-			if (process.platform !== "win32") await handle.chmod(FILE_MODE);
-			await handle.writeFile(text, "utf8");
-			await handle.sync();
-		} finally {
-			await handle.close();
-		}
-		await fsp.rename(tmp, target);
-	} catch (error) {
-		await removeQuietly(tmp);
-		throw error;
-	}
-	if (process.platform !== "win32") {
-		try {
-			const dir = await fsp.open(path.dirname(target), "r");
-			try {
-				await dir.sync();
-			} finally {
-				await dir.close();
-			}
-		} catch {
-			// Directory fsync is best effort.
-		}
-	}
 }
 
 interface HeldLock {

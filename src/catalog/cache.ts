@@ -1,0 +1,58 @@
+// The live catalog cache (`cursor-sdk-model-list.json` in Pi's agent dir, mode 0600). Entries are keyed by a
+// fingerprint of the API key (a truncated SHA-256), never the key itself.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { atomicWrite } from "../fs/atomic-file.ts";
+import { sanitizeCatalog } from "./sanitize.ts";
+import type { CatalogItem } from "./types.ts";
+
+export const MODEL_CACHE_FILENAME = "cursor-sdk-model-list.json";
+
+export interface CachedCatalog {
+	fetchedAt: number;
+	items: CatalogItem[];
+}
+
+interface CacheDocument {
+	version: 1;
+	entries: Record<string, { fetchedAt: number; items: unknown[] }>;
+}
+
+export function keyFingerprint(apiKey: string): string {
+	return createHash("sha256").update(`pi-cursor-sdk:${apiKey}`).digest("hex").slice(0, 16);
+}
+
+export class CatalogCache {
+	readonly path: string;
+
+	constructor(agentDir: string) {
+		this.path = join(agentDir, MODEL_CACHE_FILENAME);
+	}
+
+	private readDocument(): CacheDocument {
+		try {
+			const parsed = JSON.parse(readFileSync(this.path, "utf8")) as Partial<CacheDocument>;
+			if (parsed?.version === 1 && parsed.entries && typeof parsed.entries === "object") {
+				return { version: 1, entries: parsed.entries };
+			}
+		} catch {
+			// missing or unreadable cache: the bundled fallback serves
+		}
+		return { version: 1, entries: {} };
+	}
+
+	/** The cached catalog for this key, expired or not (startup never waits for the network). */
+	read(apiKey: string): CachedCatalog | undefined {
+		const entry = this.readDocument().entries[keyFingerprint(apiKey)];
+		if (!entry || typeof entry.fetchedAt !== "number" || !Array.isArray(entry.items)) return undefined;
+		const items = sanitizeCatalog(entry.items);
+		return items.length > 0 ? { fetchedAt: entry.fetchedAt, items } : undefined;
+	}
+
+	async write(apiKey: string, catalog: CachedCatalog): Promise<void> {
+		const document = this.readDocument();
+		document.entries[keyFingerprint(apiKey)] = { fetchedAt: catalog.fetchedAt, items: catalog.items };
+		await atomicWrite(this.path, `${JSON.stringify(document)}\n`);
+	}
+}
