@@ -7,7 +7,8 @@ import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import type { CursorError } from "./sdk/errors.ts";
 import { applyNativePaths, locateNativePaths } from "./sdk/native-paths.ts";
 import { buildModelSelection } from "./selection.ts";
-import { acquireFreshAgent } from "./session/fresh-agent.ts";
+import { resumeHandleOf, SessionAgentPool } from "./session/pool.ts";
+import { sessionStoreDir, stateRoot } from "./session/stores.ts";
 import { CursorSdkConfigFile, type CursorSdkUserConfig, userConfigPath } from "./settings/config-file.ts";
 import {
 	type CursorModelInput,
@@ -17,7 +18,7 @@ import {
 	resolveHttp1,
 	STATUS_KEY,
 } from "./settings/effective.ts";
-import { readCursorEnv, type SettingSources } from "./settings/env.ts";
+import { readBooleanEnv, readCursorEnv } from "./settings/env.ts";
 import { type CursorSessionState, emptySessionState, restoreSessionState } from "./settings/session-state.ts";
 import type { TurnRuntime, TurnSetup } from "./turn/stream.ts";
 import { registerCommands } from "./ui/commands.ts";
@@ -40,6 +41,9 @@ export class CursorExtension {
 	private ui: ExtensionContext["ui"] | undefined;
 	/** The HTTP/1.1 value we last gave `Cursor.configure` (undefined: never configured by us). */
 	private appliedHttp1: boolean | undefined;
+	readonly pool: SessionAgentPool;
+	/** Abort signals of compaction and tree summaries: Pi's only public marker of those requests. */
+	private readonly summarySignals = new WeakSet<AbortSignal>();
 
 	constructor(
 		readonly pi: ExtensionAPI,
@@ -48,6 +52,10 @@ export class CursorExtension {
 	) {
 		this.configFile = new CursorSdkConfigFile(userConfigPath(agentDir));
 		this.cache = new CatalogCache(agentDir);
+		this.pool = new SessionAgentPool(sdk, {
+			appendEntry: (customType, data) => this.pi.appendEntry(customType, data),
+			notify: (message) => this.notify(message, "info"),
+		});
 	}
 
 	register(): void {
@@ -75,6 +83,30 @@ export class CursorExtension {
 			if (flagError && ctx.hasUI) this.notify(flagError, "error");
 			this.activeModel = ctx.model as Model<string> | undefined;
 			this.refreshStatus();
+			const sessionManager = ctx.sessionManager;
+			const persisted = sessionManager.getSessionFile() !== undefined;
+			const localResume = readBooleanEnv(process.env, "PI_CURSOR_LOCAL_RESUME", true);
+			this.pool.bind({
+				storeDir: persisted
+					? sessionStoreDir(
+							stateRoot(process.env, () => this.sdk.defaultStateRoot(ctx.cwd)),
+							sessionManager.getSessionId(),
+						)
+					: undefined,
+				resume: persisted && localResume ? resumeHandleOf(sessionManager.getBranch()) : undefined,
+			});
+		});
+		this.pi.on("session_before_compact", (event) => {
+			this.summarySignals.add(event.signal);
+		});
+		this.pi.on("session_before_tree", (event) => {
+			this.summarySignals.add(event.signal);
+		});
+		this.pi.on("session_compact", () => {
+			this.pool.invalidate();
+		});
+		this.pi.on("session_tree", () => {
+			this.pool.invalidate();
 		});
 		this.pi.on("model_select", (event, ctx) => {
 			this.bind(ctx);
@@ -82,6 +114,7 @@ export class CursorExtension {
 			this.refreshStatus();
 		});
 		this.pi.on("session_shutdown", () => {
+			this.pool.shutdown();
 			if (this.appliedHttp1 !== undefined) this.sdk.setHttp1ForAgent(null);
 			this.appliedHttp1 = undefined;
 		});
@@ -167,17 +200,30 @@ export class CursorExtension {
 		const settings = resolveEffectiveSettings(this.settingsInput(model));
 		const fast = settings.fast.kind === "value" ? settings.fast.fast : undefined;
 		const mode = settings.mode.ok ? settings.mode.mode : "agent";
-		return { apiKey, selection: buildModelSelection(row.meta, row.item, options?.reasoning, fast), mode };
+		return {
+			apiKey,
+			baseModelId: row.meta.baseId,
+			selection: buildModelSelection(row.meta, row.item, options?.reasoning, fast),
+			mode,
+		};
 	}
 
 	private turnRuntime(): TurnRuntime {
 		return {
 			prepare: (model, options) => this.prepare(model, options),
-			acquire: (setup, messages) => {
+			acquire: (setup, messages, signal) => {
 				this.applyTransport();
 				const env = readCursorEnv(process.env);
-				const settingSources: SettingSources = env.settingSources.ok ? env.settingSources.sources : ["all"];
-				return acquireFreshAgent(this.sdk, setup, { cwd: this.cwd, settingSources }, messages);
+				const request = {
+					setup,
+					messages,
+					cwd: this.cwd,
+					settingSources: env.settingSources.ok ? env.settingSources.sources : (["all"] as const),
+					transport: `http1=${this.appliedHttp1 ?? "default"}`,
+				};
+				return signal && this.summarySignals.has(signal)
+					? this.pool.acquireForSummary(request)
+					: this.pool.acquire(request);
 			},
 		};
 	}

@@ -88,8 +88,11 @@ function imagesOf(message: UserMessage | undefined): PromptImage[] {
 		.map(({ data, mimeType }) => ({ data, mimeType }));
 }
 
-/** The full-context prompt for a new Cursor conversation. */
-export function buildBootstrapPrompt(messages: readonly Message[]): CursorPrompt {
+/**
+ * The full-context prompt for a new Cursor conversation. `toolGuards: false` (compaction and tree summaries) keeps
+ * Pi's instructions but leaves out the coding-tool boundary and tail guard.
+ */
+export function buildBootstrapPrompt(messages: readonly Message[], { toolGuards = true } = {}): CursorPrompt {
 	const latest = latestUserIndex(messages);
 	const latestUser = latest >= 0 ? (messages[latest] as UserMessage) : undefined;
 	const history = messages.filter((_, i) => i !== latest);
@@ -105,11 +108,11 @@ export function buildBootstrapPrompt(messages: readonly Message[]): CursorPrompt
 			m.content.some((p) => p.type === "image"),
 	);
 	if (anyOmittedImage) sections.push(IMAGE_NOTICE);
-	sections.push(TOOL_BOUNDARY);
+	if (toolGuards) sections.push(TOOL_BOUNDARY);
 	sections.push(
 		`<latest_user_request>\n${guard(latestUser ? textOf(latestUser.content, true) : "")}\n</latest_user_request>`,
 	);
-	sections.push(TOOL_TAIL_GUARD);
+	if (toolGuards) sections.push(TOOL_TAIL_GUARD);
 	return { text: sections.join("\n\n"), images: imagesOf(latestUser) };
 }
 

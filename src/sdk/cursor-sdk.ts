@@ -4,6 +4,7 @@
 import type {
 	AgentOptions,
 	InteractionUpdate,
+	LocalAgentStore,
 	ModelSelection,
 	Run,
 	RunResult,
@@ -13,11 +14,12 @@ import type {
 	SendOptions,
 	ToolCall,
 } from "@cursor/sdk";
-import { Agent, Cursor } from "@cursor/sdk";
+import { Agent, Cursor, getDefaultSdkStateRoot, JsonlLocalAgentStore } from "@cursor/sdk";
 
 export type {
 	AgentOptions,
 	InteractionUpdate,
+	LocalAgentStore,
 	ModelSelection,
 	Run,
 	RunResult,
@@ -35,6 +37,10 @@ export interface CursorSdk {
 	resumeAgent(agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent>;
 	/** `true`/`false` force the local agent transport; `null` returns to the SDK default. */
 	setHttp1ForAgent(value: boolean | null): void;
+	/** A local agent store in `dir` (JSONL files: agents, runs, events, checkpoints); works on every runtime. */
+	openStore(dir: string): LocalAgentStore;
+	/** The SDK's own state root for a workspace (`~/.cursor/projects/<workspace>/…`). */
+	defaultStateRoot(cwd: string): string;
 }
 
 export const cursorSdk: CursorSdk = {
@@ -42,4 +48,6 @@ export const cursorSdk: CursorSdk = {
 	createAgent: (options) => Agent.create(options),
 	resumeAgent: (agentId, options) => Agent.resume(agentId, options),
 	setHttp1ForAgent: (value) => Cursor.configure({ local: { useHttp1ForAgent: value } }),
+	openStore: (dir) => new JsonlLocalAgentStore(dir),
+	defaultStateRoot: (cwd) => getDefaultSdkStateRoot(cwd),
 };

@@ -8,7 +8,7 @@ import {
 	type TranscriptContext,
 } from "@earendil-works/pi-ai";
 import type { CursorPrompt } from "../prompt/transcript.ts";
-import type { InteractionUpdate, ModelSelection, SDKAgent } from "../sdk/cursor-sdk.ts";
+import type { InteractionUpdate, ModelSelection, Run, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { type CursorError, classifyCursorError } from "../sdk/errors.ts";
 import { type ToolActivityListener, TurnTranslator } from "./translate.ts";
 
@@ -17,6 +17,8 @@ export type CursorMode = "agent" | "plan";
 /** Everything a turn needs, resolved from the model row, Pi's options and the effective settings. */
 export interface TurnSetup {
 	apiKey: string;
+	/** Cursor catalog base model: agents are pooled per base model (context and params change per send). */
+	baseModelId: string;
 	selection: ModelSelection;
 	mode: CursorMode;
 }
@@ -25,8 +27,8 @@ export interface TurnSetup {
 export interface AgentLease {
 	agent: SDKAgent;
 	prompt: CursorPrompt;
-	/** Called exactly once when the turn's run is over. */
-	release(outcome: "finished" | "error" | "aborted"): void;
+	/** Called exactly once when the turn's run is over, before the terminal event (awaited). */
+	release(outcome: "finished" | "error" | "aborted"): void | Promise<void>;
 }
 
 export interface TurnRuntime {
@@ -91,10 +93,13 @@ async function runTurn(
 	}
 	const lease = await runtime.acquire(setup, context.messages, signal);
 	let released = false;
-	const release = (outcome: "finished" | "error" | "aborted") => {
-		if (released) return;
-		released = true;
-		lease.release(outcome);
+	/** Releases the lease (awaited: summary stores are removed before the terminal event), then ends the turn. */
+	const end = async (outcome: "finished" | "error" | "aborted", terminal: () => void) => {
+		if (!released) {
+			released = true;
+			await lease.release(outcome);
+		}
+		terminal();
 	};
 	try {
 		let payload: CursorPayload = {
@@ -106,10 +111,10 @@ async function runTurn(
 		payload = applyPayloadReplacement(payload, await options?.onPayload?.(payload, model));
 		translator.start();
 		if (signal?.aborted) {
-			translator.fail(ABORTED);
-			release("aborted");
+			await end("aborted", () => translator.fail(ABORTED));
 			return;
 		}
+		let run: Run | undefined;
 		let callbackError: unknown;
 		const onDelta = ({ update }: { update: InteractionUpdate }) => {
 			if (callbackError !== undefined) return;
@@ -122,40 +127,40 @@ async function runTurn(
 		};
 		const message =
 			lease.prompt.images.length > 0 ? { text: payload.prompt, images: lease.prompt.images } : payload.prompt;
-		let run: Awaited<ReturnType<SDKAgent["send"]>> | undefined;
 		run = await lease.agent.send(message, { model: payload.model, mode: payload.mode, onDelta });
 		await options?.onResponse?.({ status: 200, headers: {} }, model);
+		const active = run;
+		// Abort ends the turn at once; the run is cancelled in the background and the lease released when it stops.
 		const onAbort = () => {
 			translator.fail(ABORTED);
-			void run?.cancel().catch(() => {});
+			void active.cancel().catch(() => {});
 		};
 		signal?.addEventListener("abort", onAbort, { once: true });
 		if (signal?.aborted) onAbort();
 		try {
-			const result = await run.wait();
+			const result = await active.wait();
 			if (translator.finished) {
-				release("aborted");
+				await end("aborted", () => {});
 			} else if (callbackError !== undefined) {
-				translator.fail({
-					kind: "backend",
-					message: `Cursor stream translation failed: ${classifyCursorError(callbackError, secrets).message}`,
-				});
-				release("error");
+				const reason = classifyCursorError(callbackError, secrets).message;
+				await end("error", () =>
+					translator.fail({ kind: "backend", message: `Cursor stream translation failed: ${reason}` }),
+				);
 			} else if (result.status === "finished") {
-				translator.finish(result.result);
-				release("finished");
+				await end("finished", () => translator.finish(result.result));
 			} else if (result.status === "cancelled") {
-				translator.fail(ABORTED);
-				release("aborted");
+				await end("aborted", () => translator.fail(ABORTED));
 			} else {
-				translator.fail(classifyCursorError(new Error(result.error?.message ?? "Cursor run failed"), secrets));
-				release("error");
+				const error = classifyCursorError(new Error(result.error?.message ?? "Cursor run failed"), secrets);
+				await end("error", () => translator.fail(error));
 			}
 		} finally {
 			signal?.removeEventListener("abort", onAbort);
 		}
 	} catch (error) {
-		translator.fail(signal?.aborted ? ABORTED : classifyCursorError(error, secrets));
-		release(signal?.aborted ? "aborted" : "error");
+		const aborted = signal?.aborted === true;
+		await end(aborted ? "aborted" : "error", () =>
+			translator.fail(aborted ? ABORTED : classifyCursorError(error, secrets)),
+		);
 	}
 }
