@@ -2,6 +2,7 @@ import type { Model, SimpleStreamOptions } from "@earendil-works/pi-ai";
 import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { CatalogCache } from "./catalog/cache.ts";
 import { CatalogState as Catalog, type CatalogState, PROVIDER_ID, type ResolvedRow } from "./catalog/state.ts";
+import { dropCursorLoadedContextFiles } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
 import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import type { CursorError } from "./sdk/errors.ts";
@@ -48,7 +49,7 @@ export class CursorExtension {
 	constructor(
 		readonly pi: ExtensionAPI,
 		readonly sdk: CursorSdk = cursorSdk,
-		agentDir: string = getAgentDir(),
+		private readonly agentDir: string = getAgentDir(),
 	) {
 		this.configFile = new CursorSdkConfigFile(userConfigPath(agentDir));
 		this.cache = new CatalogCache(agentDir);
@@ -95,6 +96,14 @@ export class CursorExtension {
 					: undefined,
 				resume: persisted && localResume ? resumeHandleOf(sessionManager.getBranch()) : undefined,
 			});
+		});
+		this.pi.on("before_agent_start", (event, ctx) => {
+			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
+			if (ctx.model?.provider !== PROVIDER_ID) return;
+			if (readBooleanEnv(process.env, "PI_CURSOR_PRESERVE_PI_AGENTS_MD", false)) return;
+			const sources = readCursorEnv(process.env).settingSources;
+			if (!sources.ok) return;
+			dropCursorLoadedContextFiles(event.systemPromptOptions.contextFiles ?? [], this.agentDir, sources.sources);
 		});
 		this.pi.on("session_before_compact", (event) => {
 			this.summarySignals.add(event.signal);

@@ -1,0 +1,35 @@
+// Pi puts AGENTS.md/CLAUDE.md files into its system prompt; a local Cursor agent loads the same files itself
+// through its setting sources. Sending both doubles the instructions, so Pi's copies of what Cursor loads are dropped.
+import { basename, dirname, resolve } from "node:path";
+import type { SettingSources } from "../settings/env.ts";
+
+export interface ContextFile {
+	path: string;
+	content: string;
+}
+
+/**
+ * Which of Pi's context files Cursor loads on its own: `user` covers `<agentDir>/AGENTS.md` (not `CLAUDE.md`: Cursor's
+ * user layer reads `~/.claude/CLAUDE.md`), `project` covers every other AGENTS.md/CLAUDE.md Pi discovered.
+ */
+export function loadedByCursor(file: ContextFile, agentDir: string, sources: SettingSources): boolean {
+	const all = sources.includes("all" as never);
+	const name = basename(file.path);
+	if (resolve(dirname(file.path)) === resolve(agentDir)) {
+		return name === "AGENTS.md" && (all || sources.includes("user" as never));
+	}
+	return (name === "AGENTS.md" || name === "CLAUDE.md") && (all || sources.includes("project" as never));
+}
+
+/** Removes, in place, the context files Cursor loads itself; returns how many were removed. */
+export function dropCursorLoadedContextFiles(files: ContextFile[], agentDir: string, sources: SettingSources): number {
+	let removed = 0;
+	for (let i = files.length - 1; i >= 0; i--) {
+		const file = files[i];
+		if (file && loadedByCursor(file, agentDir, sources)) {
+			files.splice(i, 1);
+			removed++;
+		}
+	}
+	return removed;
+}
