@@ -1,0 +1,191 @@
+// Test-side helper: starts the fake backend in its own process (Bun) and talks to its /__fake/ control API.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RunRequestSummary } from "./messages.ts";
+import type { ScenarioInput } from "./scenario.ts";
+import type { ClientLogEntry, RequestLogEntry, RestBehaviour, RunInfo } from "./state.ts";
+import { bunPath, FAKE_BACKEND_DIR, node24Path, REPO_ROOT } from "./toolchain.ts";
+
+export type { RunRequestSummary } from "./messages.ts";
+export type { ExecSpec, Scenario, ScenarioInput, Step, ToolCallSpec, UsageSpec } from "./scenario.ts";
+export type { ClientLogEntry, RequestLogEntry, RestBehaviour, RouteOverride, RunInfo } from "./state.ts";
+export { bunPath, node24Path, REPO_ROOT };
+
+export interface StartFakeBackendOptions {
+	/** Scenarios queued for the 1st, 2nd, … RunSSE. */
+	scenarios?: ScenarioInput[];
+	/** Scenarios selected when the user's prompt contains the marker (checked before the queue). */
+	scenarioMap?: Record<string, ScenarioInput>;
+	/** Scenario used when no marker matches and the queue is empty. */
+	defaultScenario?: ScenarioInput;
+	rest?: Partial<RestBehaviour>;
+	/** How long to wait for the ready line (default 15000 ms). */
+	startTimeoutMs?: number;
+	/** Extra environment for the backend process. */
+	env?: Record<string, string>;
+}
+
+export interface FakeBackend {
+	/** `http://127.0.0.1:<port>`: pass it as CURSOR_BACKEND_URL. */
+	readonly url: string;
+	readonly pid: number;
+	/** Queue scenarios for the next RunSSE requests (one each, FIFO). */
+	enqueue(...scenarios: ScenarioInput[]): Promise<void>;
+	/** Add (or with replace: true, replace) marker → scenario entries. */
+	setScenarioMap(map: Record<string, ScenarioInput>, options?: { replace?: boolean }): Promise<void>;
+	setDefaultScenario(scenario: ScenarioInput): Promise<void>;
+	/** Merge REST behaviour (key exchange status, models, apiKeys, route overrides …). */
+	setRest(patch: Partial<RestBehaviour>): Promise<RestBehaviour>;
+	/** Decoded client messages (run requests, exec results, stream closes, heartbeats), in arrival order. */
+	log(): Promise<ClientLogEntry[]>;
+	/** Every HTTP request except the control API. */
+	requests(): Promise<RequestLogEntry[]>;
+	/** One entry per RunSSE. */
+	runs(): Promise<RunInfo[]>;
+	/** Convenience: summaries of every run request (with the RunSSE request id). */
+	runRequests(): Promise<(RunRequestSummary & { requestId: string })[]>;
+	/** Polls runs() until `predicate` holds (default timeout 10000 ms). */
+	waitForRuns(predicate: (runs: RunInfo[]) => boolean, timeoutMs?: number): Promise<RunInfo[]>;
+	/** Back to defaults; clears logs, queue and map; aborts open streams and hanging requests. */
+	reset(): Promise<void>;
+	/** Kills the backend process (idempotent). */
+	stop(): Promise<void>;
+	/** Last lines written to stderr by the backend process (diagnostics). */
+	stderr(): string;
+}
+
+const children = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+	if (exitHookInstalled) return;
+	exitHookInstalled = true;
+	process.on("exit", () => {
+		for (const child of children) child.kill("SIGKILL");
+	});
+}
+
+/** Model items of the captured Cursor catalog (default: `../shared/data/cursor-model-catalog.json` beside the repo). */
+export function loadCapturedCatalog(
+	path = process.env.CURSOR_MODEL_CATALOG_JSON ?? join(REPO_ROOT, "..", "shared", "data", "cursor-model-catalog.json"),
+) {
+	const data = JSON.parse(readFileSync(path, "utf8")) as { models?: unknown[]; items?: unknown[] } | unknown[];
+	if (Array.isArray(data)) return data;
+	return data.models ?? data.items ?? [];
+}
+
+export async function startFakeBackend(options: StartFakeBackendOptions = {}): Promise<FakeBackend> {
+	installExitHook();
+	const child = spawn(bunPath(), [join(FAKE_BACKEND_DIR, "main.ts")], {
+		cwd: REPO_ROOT,
+		stdio: ["pipe", "pipe", "pipe"],
+		env: { ...process.env, ...(options.env ?? {}) },
+	});
+	children.add(child);
+	let stderrText = "";
+	child.stderr?.on("data", (chunk: Buffer) => {
+		stderrText = (stderrText + chunk.toString()).slice(-16384);
+	});
+	const exited = new Promise<void>((resolve) => {
+		child.once("exit", () => {
+			children.delete(child);
+			resolve();
+		});
+	});
+
+	const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
+		let buffer = "";
+		const timer = setTimeout(() => {
+			child.kill("SIGKILL");
+			reject(new Error(`fake backend did not start in time; stderr: ${stderrText}`));
+		}, options.startTimeoutMs ?? 15000);
+		child.stdout?.on("data", (chunk: Buffer) => {
+			buffer += chunk.toString();
+			const newline = buffer.indexOf("\n");
+			if (newline < 0) return;
+			clearTimeout(timer);
+			try {
+				resolve(JSON.parse(buffer.slice(0, newline)) as { url: string; pid: number });
+			} catch (error) {
+				reject(error);
+			}
+		});
+		child.once("exit", (code) => {
+			clearTimeout(timer);
+			reject(new Error(`fake backend exited with ${code}; stderr: ${stderrText}`));
+		});
+	});
+
+	const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+		const response = await fetch(`${ready.url}/__fake/${path}`, {
+			method,
+			headers: { "content-type": "application/json" },
+			...(body === undefined ? {} : { body: JSON.stringify(body) }),
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`fake backend control ${method} ${path}: ${response.status} ${text}`);
+		return JSON.parse(text) as T;
+	};
+
+	let stopped: Promise<void> | undefined;
+	const backend: FakeBackend = {
+		url: ready.url,
+		pid: ready.pid,
+		enqueue: async (...scenarios) => {
+			if (scenarios.length) await control("POST", "scenarios", { scenarios });
+		},
+		setScenarioMap: async (map, opts) => {
+			await control(opts?.replace ? "PUT" : "POST", "scenario-map", map);
+		},
+		setDefaultScenario: async (scenario) => {
+			await control("PUT", "default-scenario", scenario);
+		},
+		setRest: (patch) => control<RestBehaviour>("POST", "rest", patch),
+		log: () => control<ClientLogEntry[]>("GET", "log"),
+		requests: () => control<RequestLogEntry[]>("GET", "requests"),
+		runs: () => control<RunInfo[]>("GET", "runs"),
+		runRequests: async () => {
+			const entries = await control<ClientLogEntry[]>("GET", "log");
+			return entries.flatMap((e) => (e.runRequest ? [{ ...e.runRequest, requestId: e.requestId }] : []));
+		},
+		waitForRuns: async (predicate, timeoutMs = 10000) => {
+			const deadline = Date.now() + timeoutMs;
+			for (;;) {
+				const runs = await control<RunInfo[]>("GET", "runs");
+				if (predicate(runs)) return runs;
+				if (Date.now() > deadline) throw new Error(`waitForRuns timed out; runs: ${JSON.stringify(runs)}`);
+				await new Promise((r) => setTimeout(r, 50));
+			}
+		},
+		reset: async () => {
+			await control("POST", "reset");
+		},
+		stop: () => {
+			stopped ??= (async () => {
+				if (child.exitCode === null && child.signalCode === null) {
+					child.stdin?.end();
+					child.kill("SIGTERM");
+					const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
+					await exited;
+					clearTimeout(timer);
+				}
+				children.delete(child);
+			})();
+			return stopped;
+		},
+		stderr: () => stderrText,
+	};
+
+	try {
+		if (options.rest) await backend.setRest(options.rest);
+		if (options.scenarios?.length) await control("POST", "scenarios", { scenarios: options.scenarios });
+		if (options.scenarioMap) await backend.setScenarioMap(options.scenarioMap);
+		if (options.defaultScenario) await backend.setDefaultScenario(options.defaultScenario);
+	} catch (error) {
+		await backend.stop();
+		throw error;
+	}
+	return backend;
+}

@@ -1,0 +1,136 @@
+// Drives the REAL @cursor/sdk against a backend, in its own process (the SDK sets NODE_TLS_REJECT_UNAUTHORIZED=0
+// process-wide for loopback URLs, so never load it in a test process). Run with Node 24:
+//   CURSOR_BACKEND_URL=http://127.0.0.1:NNNN CURSOR_API_KEY=key_… node sdk-probe.mjs '<config json>'
+// Config (all optional):
+//   { apiKey, model: {id, params}, cwd, local: {…extra LocalAgentOptions}, agent: {…extra AgentOptions},
+//     sends: [{ message: "text" | {text, images}, mode, model, cancelAfterMs, cancelOnDelta: "<delta type>" }],
+//     customTools: { <name>: { description, inputSchema, reply: "<prefix>" | throws: "<message>" } },
+//     getUsage: true, me: true, listModels: true }
+// A custom tool answers `<reply><JSON of its args>` (or throws); each call is printed as a "tool" event.
+// Prints one JSON object per line: created / delta / step / status / result / error / usage / me / models / done.
+
+const config = JSON.parse(process.argv[2] ?? process.env.FAKE_PROBE_CONFIG ?? "{}");
+
+const out = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
+const describeError = (error) => ({
+	name: error?.name,
+	message: error?.message ?? String(error),
+	code: error?.code,
+	status: error?.status,
+});
+
+const hardTimeout = setTimeout(() => {
+	out({ event: "error", phase: "timeout", message: "sdk-probe hard timeout" });
+	process.exit(3);
+}, config.hardTimeoutMs ?? 60000);
+
+async function main() {
+	const { Agent, Cursor } = await import("@cursor/sdk");
+	const apiKey = config.apiKey ?? process.env.CURSOR_API_KEY;
+	if (config.me) {
+		try {
+			out({ event: "me", me: await Cursor.me({ apiKey }) });
+		} catch (error) {
+			out({ event: "error", phase: "me", ...describeError(error) });
+		}
+	}
+	if (config.listModels) {
+		try {
+			out({ event: "models", models: await Cursor.models.list({ apiKey }) });
+		} catch (error) {
+			out({ event: "error", phase: "models", ...describeError(error) });
+		}
+	}
+	const sends = config.sends ?? [];
+	if (sends.length === 0 && !config.getUsage) return;
+
+	const customTools = {};
+	for (const [name, spec] of Object.entries(config.customTools ?? {})) {
+		customTools[name] = {
+			...(spec.description ? { description: spec.description } : {}),
+			...(spec.inputSchema ? { inputSchema: spec.inputSchema } : {}),
+			execute: (args, context) => {
+				out({ event: "tool", name, args, toolCallId: context?.toolCallId ?? null });
+				if (spec.throws) throw new Error(spec.throws);
+				return { content: [{ type: "text", text: `${spec.reply ?? ""}${JSON.stringify(args)}` }] };
+			},
+		};
+	}
+
+	let agent;
+	try {
+		agent = await Agent.create({
+			apiKey,
+			model: config.model ?? { id: "fake-model" },
+			...(config.agent ?? {}),
+			local: {
+				cwd: config.cwd ?? process.cwd(),
+				settingSources: [],
+				enableAgentRetries: false,
+				...(Object.keys(customTools).length ? { customTools } : {}),
+				...(config.local ?? {}),
+			},
+		});
+	} catch (error) {
+		out({ event: "error", phase: "create", ...describeError(error) });
+		return;
+	}
+	out({ event: "created", agentId: agent.agentId });
+
+	for (const [index, send] of sends.entries()) {
+		let run;
+		let cancelled = false;
+		const cancel = () => {
+			if (cancelled || !run) return;
+			cancelled = true;
+			out({ event: "cancel", send: index });
+			run.cancel().catch((error) => out({ event: "error", phase: "cancel", send: index, ...describeError(error) }));
+		};
+		try {
+			run = await agent.send(send.message, {
+				...(send.mode ? { mode: send.mode } : {}),
+				...(send.model ? { model: send.model } : {}),
+				onDelta: ({ update }) => {
+					out({ event: "delta", send: index, update });
+					if (send.cancelOnDelta && update.type === send.cancelOnDelta) setTimeout(cancel, 0);
+				},
+				onStep: ({ step }) => out({ event: "step", send: index, step }),
+			});
+		} catch (error) {
+			out({ event: "error", phase: "send", send: index, ...describeError(error) });
+			continue;
+		}
+		out({ event: "run", send: index, runId: run.id, requestId: run.requestId ?? null });
+		let timer;
+		if (send.cancelAfterMs !== undefined) timer = setTimeout(cancel, send.cancelAfterMs);
+		try {
+			const result = await run.wait();
+			out({ event: "result", send: index, result });
+		} catch (error) {
+			out({ event: "error", phase: "wait", send: index, ...describeError(error) });
+		} finally {
+			if (timer) clearTimeout(timer);
+		}
+	}
+
+	if (config.getUsage) {
+		try {
+			out({ event: "usage", usage: await agent.getUsage() });
+		} catch (error) {
+			out({ event: "error", phase: "usage", ...describeError(error) });
+		}
+	}
+	try {
+		await Promise.race([agent[Symbol.asyncDispose](), new Promise((resolve) => setTimeout(resolve, 2000))]);
+	} catch (error) {
+		out({ event: "error", phase: "dispose", ...describeError(error) });
+	}
+}
+
+main()
+	.catch((error) => out({ event: "error", phase: "main", ...describeError(error) }))
+	.finally(() => {
+		clearTimeout(hardTimeout);
+		out({ event: "done" });
+		process.exit(0);
+	});
