@@ -70,19 +70,23 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 			if (!context.force && cached && Date.now() - cached.fetchedAt < env.modelCacheTtlMs) return;
 			let items: Awaited<ReturnType<typeof discoverModels>>;
 			try {
-				items = await discoverModels(deps.sdk, key, context.signal);
+				items = await discoverModels(deps.sdk, key, context.signal, env.modelRefreshTimeoutMs);
 			} catch (error) {
 				if (!context.force) deps.onRefreshError?.((error as Error).message);
 				throw error;
 			}
 			if (context.signal.aborted) return;
 			const fetchedAt = Date.now();
+			// `update` must stay synchronous; the refresh (and so /cursor-refresh-models) resolves only once the cache is
+			// on disk, so quitting Pi right after a refresh cannot lose it.
+			let saved: Promise<void> | undefined;
 			await context.publish({
 				update: () => {
 					catalog.replace(items, "live");
-					if (!env.disableModelCache) void cache.write(key, { fetchedAt, items }).catch(() => {});
+					if (!env.disableModelCache) saved = cache.write(key, { fetchedAt, items }).catch(() => {});
 				},
 			});
+			await saved;
 		},
 		stream: (model, context, options) => streamSimple(model, context, options as SimpleStreamOptions | undefined),
 		streamSimple,

@@ -3,26 +3,31 @@ import { classifyCursorError } from "../sdk/errors.ts";
 import { sanitizeCatalog } from "./sanitize.ts";
 import type { CatalogItem } from "./types.ts";
 
-export const DISCOVERY_TIMEOUT_MS = 15_000;
+/** Every discovery failure message starts with this; the text after it is already classified and scrubbed. */
+export const REFRESH_ERROR_PREFIX = "Could not refresh Cursor models:";
+
+/** The refresh was cancelled by Pi or ran out of time (not an SDK failure, so it is not classified). */
+class RefreshInterrupted extends Error {}
 
 /**
  * Live `Cursor.models.list` with the effective key, bounded by a timeout and Pi's abort signal (the SDK sets
- * neither). Throws a scrubbed, actionable error; never returns an empty catalog.
+ * neither). Throws a scrubbed, actionable error starting with {@link REFRESH_ERROR_PREFIX}; never returns an empty
+ * catalog.
  */
 export async function discoverModels(
 	sdk: CursorSdk,
 	apiKey: string,
 	signal: AbortSignal,
-	timeoutMs = DISCOVERY_TIMEOUT_MS,
+	timeoutMs: number,
 ): Promise<CatalogItem[]> {
 	const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
 	const aborted = new Promise<never>((_, reject) => {
 		const fail = () =>
 			reject(
-				new Error(
+				new RefreshInterrupted(
 					signal.aborted
-						? "Cursor model refresh was cancelled"
-						: `Cursor model refresh timed out after ${timeoutMs} ms`,
+						? "the refresh was cancelled."
+						: `Cursor did not answer within ${timeoutMs} ms (timed out). Check your connection and retry.`,
 				),
 			);
 		if (bounded.aborted) fail();
@@ -32,9 +37,10 @@ export async function discoverModels(
 	try {
 		raw = await Promise.race([sdk.listModels(apiKey), aborted]);
 	} catch (error) {
-		throw new Error(`Could not refresh Cursor models: ${classifyCursorError(error, [apiKey]).message}`);
+		const detail = error instanceof RefreshInterrupted ? error.message : classifyCursorError(error, [apiKey]).message;
+		throw new Error(`${REFRESH_ERROR_PREFIX} ${detail}`);
 	}
 	const items = sanitizeCatalog(raw);
-	if (items.length === 0) throw new Error("Could not refresh Cursor models: Cursor returned no usable models.");
+	if (items.length === 0) throw new Error(`${REFRESH_ERROR_PREFIX} Cursor returned no usable models.`);
 	return items;
 }

@@ -17,6 +17,8 @@ export const ENV_MODEL_CACHE_TTL_MS = "PI_CURSOR_SDK_MODEL_CACHE_TTL_MS";
 
 /** Default catalog cache TTL (24 hours). */
 export const DEFAULT_MODEL_CACHE_TTL_MS = 86_400_000;
+export const ENV_MODEL_REFRESH_TIMEOUT_MS = "PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS";
+export const DEFAULT_MODEL_REFRESH_TIMEOUT_MS = 15_000;
 
 const FALSE_WORDS: ReadonlySet<string> = new Set(["0", "false", "off", "none", "no", "disabled"]);
 const TRUE_WORDS: ReadonlySet<string> = new Set(["1", "true", "on", "yes", "enabled"]);
@@ -96,9 +98,14 @@ export function parseSettingSources(value: string | undefined): SettingSourcesRe
  * `Number.MAX_SAFE_INTEGER`; `0` is allowed (always stale). Unset/blank/malformed → the 24 h default.
  */
 export function parseModelCacheTtlMs(value: string | undefined): number {
-	if (value === undefined || !/^\d+$/.test(value)) return DEFAULT_MODEL_CACHE_TTL_MS;
+	return parseMilliseconds(value, DEFAULT_MODEL_CACHE_TTL_MS, 0);
+}
+
+/** Decimal digits only, at least `min`, up to `Number.MAX_SAFE_INTEGER`; anything else → `fallback`. */
+function parseMilliseconds(value: string | undefined, fallback: number, min: number): number {
+	if (value === undefined || !/^\d+$/.test(value)) return fallback;
 	const parsed = Number(value);
-	return Number.isSafeInteger(parsed) ? parsed : DEFAULT_MODEL_CACHE_TTL_MS;
+	return Number.isSafeInteger(parsed) && parsed >= min ? parsed : fallback;
 }
 
 /** The environment-derived settings this package needs today. */
@@ -115,6 +122,8 @@ export interface CursorEnvSettings {
 	readonly disableModelCache: boolean;
 	/** `PI_CURSOR_SDK_MODEL_CACHE_TTL_MS`: default 86 400 000. */
 	readonly modelCacheTtlMs: number;
+	/** `PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS`: bound of one live catalog request, default 15 000. */
+	readonly modelRefreshTimeoutMs: number;
 }
 
 /** Reads every environment setting above from `env`. */
@@ -126,5 +135,6 @@ export function readCursorEnv(env: EnvRecord): CursorEnvSettings {
 		hideModelsWhenLoggedOut: readBooleanEnv(env, ENV_HIDE_MODELS_WHEN_LOGGED_OUT, false),
 		disableModelCache: readBooleanEnv(env, ENV_DISABLE_MODEL_CACHE, false),
 		modelCacheTtlMs: parseModelCacheTtlMs(env[ENV_MODEL_CACHE_TTL_MS]),
+		modelRefreshTimeoutMs: parseMilliseconds(env[ENV_MODEL_REFRESH_TIMEOUT_MS], DEFAULT_MODEL_REFRESH_TIMEOUT_MS, 1),
 	};
 }

@@ -1,4 +1,5 @@
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
+import { REFRESH_ERROR_PREFIX } from "../catalog/discovery.ts";
 import type { CursorExtension } from "../extension.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import {
@@ -88,10 +89,11 @@ async function refreshModelsCommand(ext: CursorExtension, ctx: ExtensionCommandC
 	if (result.aborted) {
 		ext.notify("Cursor model refresh cancelled; the current catalog is unchanged.", "warning");
 	} else if (error) {
-		ext.notify(
-			`${classifyCursorError(error).message.replace(/^Cursor error: /, "")} The current catalog is unchanged.`,
-			"error",
-		);
+		// Discovery errors are already classified and scrubbed; classifying them again would wrap them twice.
+		const detail = error.message.startsWith(REFRESH_ERROR_PREFIX)
+			? error.message
+			: classifyCursorError(error).message.replace(/^Cursor error: /, "");
+		ext.notify(`${detail}${/[.!?]$/.test(detail) ? "" : "."} The current catalog is unchanged.`, "error");
 	} else if (ext.catalog.source !== "live") {
 		ext.notify("No Cursor API key: set CURSOR_API_KEY or run /login, then /cursor-refresh-models.", "warning");
 	} else {

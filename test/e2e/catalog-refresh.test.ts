@@ -1,0 +1,275 @@
+// Issue 3 acceptance, live catalog refresh: `/cursor-refresh-models` in `pi --mode rpc` against the loopback fake
+// Cursor backend (CURSOR_BACKEND_URL). Success publishes the new rows and caches them (0600, keyed by a fingerprint,
+// never the key); 401 / refused / hanging backends give one actionable, scrubbed error and leave the catalog alone;
+// a restart restores the cached catalog offline, without a single request.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type FakeBackend, type RestBehaviour, startFakeBackend } from "../support/fake-backend/client.ts";
+import { type PiHost, parseModelTable, piHosts, runPi, TempHome } from "../support/pi.ts";
+import { liveRpcProcesses, notifications, pool, type RpcPi, refusedBackendUrl, startRpcPi } from "../support/rpc.ts";
+import { REPO_ROOT } from "../support/toolchain.ts";
+
+const TIMEOUT_MS = 150_000;
+const CACHE_FILE = "cursor-sdk-model-list.json";
+const GOLDEN = join(REPO_ROOT, "test", "fixtures", "list-models.golden.txt");
+
+/** A small live catalog: a known fast-capable model, a brand-new plain model and a brand-new context model. */
+const LIVE_MODELS = [
+	{
+		id: "composer-2",
+		displayName: "Composer 2",
+		parameters: [{ id: "fast", displayName: "Fast", values: [{ value: "false" }, { value: "true" }] }],
+		variants: [
+			{ params: [{ id: "fast", value: "true" }], displayName: "Composer 2", isDefault: true },
+			{ params: [{ id: "fast", value: "false" }], displayName: "Composer 2" },
+		],
+	},
+	{ id: "brand-new-model", displayName: "Brand New Model" },
+	{
+		id: "nova-1",
+		displayName: "Nova 1",
+		parameters: [{ id: "context", displayName: "Context", values: [{ value: "200k" }, { value: "1m" }] }],
+		variants: [
+			{ params: [{ id: "context", value: "200k" }], displayName: "Nova 1", isDefault: true },
+			{ params: [{ id: "context", value: "1m" }], displayName: "Nova 1" },
+		],
+	},
+];
+const LIVE_ROWS = [
+	"brand-new-model",
+	"composer-2",
+	"composer-2:fast",
+	"composer-2:slow",
+	"nova-1@1m",
+	"nova-1@200k",
+].sort();
+
+const limit = pool(3);
+const homes: TempHome[] = [];
+const backends: FakeBackend[] = [];
+const rpcs: RpcPi[] = [];
+let refusedUrl: string;
+
+beforeAll(async () => {
+	refusedUrl = await refusedBackendUrl();
+});
+afterAll(async () => {
+	await Promise.all(rpcs.map((p) => p.kill()));
+	await Promise.all(backends.map((b) => b.stop()));
+	for (const home of homes) home.remove();
+	expect(liveRpcProcesses()).toBe(0);
+});
+
+function home(): TempHome {
+	const h = new TempHome();
+	homes.push(h);
+	return h;
+}
+
+async function fake(rest: Partial<RestBehaviour>): Promise<FakeBackend> {
+	const backend = await startFakeBackend({ rest });
+	backends.push(backend);
+	return backend;
+}
+
+function hostNamed(fragment: string): PiHost {
+	const host = piHosts().find((h) => h.name.includes(fragment));
+	if (!host) throw new Error(`no host ${fragment}`);
+	return host;
+}
+
+async function modelIds(pi: RpcPi): Promise<string[]> {
+	const { response } = await pi.send({ type: "get_available_models" });
+	expect(response.success).toBe(true);
+	const models = (response.data as { models: { provider: string; id: string }[] }).models;
+	return models.filter((m) => m.provider === "cursor").map((m) => m.id);
+}
+
+/** The `model` column of the golden (the bundled fallback catalog). */
+function goldenIds(): string[] {
+	return parseModelTable(readFileSync(GOLDEN, "utf8")).map((row) => row.model ?? "");
+}
+
+/**
+ * Starts an RPC Pi on cursor/composer-2 (no session), runs `/cursor-refresh-models` and returns its notifications,
+ * the catalog before/after and the elapsed time. The process is closed afterwards.
+ */
+async function refreshOnce(
+	h: TempHome,
+	env: Record<string, string>,
+	host?: PiHost,
+): Promise<{
+	notes: { message: string; type: string }[];
+	before: string[];
+	after: string[];
+	elapsedMs: number;
+	pi: RpcPi;
+}> {
+	return limit(async () => {
+		const pi = startRpcPi(["--model", "cursor/composer-2", "--no-session"], {
+			home: h,
+			env,
+			host,
+			lifetimeMs: 120_000,
+		});
+		rpcs.push(pi);
+		try {
+			await pi.ready(60_000);
+			const before = await modelIds(pi);
+			const started = Date.now();
+			const { records, response } = await pi.prompt("/cursor-refresh-models", { timeoutMs: 60_000 });
+			const elapsedMs = Date.now() - started;
+			expect(response.success).toBe(true); // 1.6.0 adds {disposition: "handled"}; 0.87.1 has no data
+			const after = await modelIds(pi);
+			const exit = await pi.close();
+			expect(exit.code).toBe(0);
+			return { notes: notifications(records), before, after, elapsedMs, pi };
+		} catch (error) {
+			if (error instanceof Error) error.message += `\n${pi.describe()}`;
+			throw error;
+		}
+	});
+}
+
+function cacheText(h: TempHome): string | undefined {
+	const path = join(h.agentDir, CACHE_FILE);
+	return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+}
+
+describe.concurrent("/cursor-refresh-models", () => {
+	for (const hostName of ["1.6.0", "0.87.1"]) {
+		test(
+			`success (Pi ${hostName}): new rows, a count notice, a 0600 key-free cache; a restart restores it offline`,
+			async () => {
+				const host = hostNamed(hostName);
+				const backend = await fake({ models: LIVE_MODELS });
+				const h = home();
+				const storedKey = `key_test_stored_${hostName.replace(/\./g, "")}_x1y2z3`;
+				const envKey = "key_test_ambient_q9w8e7";
+				h.writeAgentFile("auth.json", { cursor: { type: "api_key", key: storedKey } });
+				const env = { CURSOR_API_KEY: envKey, CURSOR_BACKEND_URL: backend.url };
+
+				const { notes, before, after } = await refreshOnce(h, env, host);
+				expect(before.sort()).toEqual(goldenIds().sort());
+				expect(notes).toEqual([
+					{
+						message: `Cursor models refreshed: 3 models, ${LIVE_ROWS.length} rows (was ${before.length}).`,
+						type: "info",
+					},
+				]);
+				expect(after.sort()).toEqual(LIVE_ROWS);
+
+				// The stored key wins over the ambient one (native precedence) and is what Cursor received.
+				const requests = await backend.requests();
+				const listCalls = requests.filter((r) => r.method === "GET" && r.path === "/v1/models");
+				expect(listCalls.map((r) => r.bearer)).toEqual([storedKey]);
+				expect(requests.some((r) => r.bearer === envKey)).toBe(false);
+
+				const cachePath = join(h.agentDir, CACHE_FILE);
+				const text = cacheText(h);
+				expect(text).toBeDefined();
+				expect(statSync(cachePath).mode & 0o777).toBe(0o600);
+				expect(text).not.toContain(storedKey);
+				expect(text).not.toContain(envKey);
+				expect(text).toContain("nova-1");
+				const document = JSON.parse(text ?? "{}") as { version: number; entries: Record<string, unknown> };
+				expect(document.version).toBe(1);
+				expect(Object.keys(document.entries)).toHaveLength(1);
+				for (const key of Object.keys(document.entries)) expect(key).toMatch(/^[0-9a-f]{16}$/);
+
+				// Restart, offline: the cached catalog comes back without any request to the backend.
+				const requestCount = requests.length;
+				const restarted = await limit(() => runPi(["--list-models", "cursor"], { host, home: h, env }));
+				expect(restarted.code).toBe(0);
+				expect(parseModelTable(restarted.stdout).map((r) => r.model)).toEqual(LIVE_ROWS);
+				expect(restarted.stdout + restarted.stderr).not.toContain(storedKey);
+
+				// Another key's fingerprint does not match: the bundled fallback serves, still offline.
+				h.writeAgentFile("auth.json", { cursor: { type: "api_key", key: "key_test_other_m5n6b7" } });
+				const otherKey = await limit(() => runPi(["--list-models", "cursor"], { host, home: h, env }));
+				expect(otherKey.code).toBe(0);
+				expect(otherKey.stdout).toBe(readFileSync(GOLDEN, "utf8"));
+				expect((await backend.requests()).length).toBe(requestCount);
+			},
+			TIMEOUT_MS,
+		);
+	}
+
+	test(
+		"401: one actionable error, the key scrubbed, the catalog and cache untouched",
+		async () => {
+			const key = "key_live_secret_401_abcdef123";
+			const backend = await fake({
+				routes: {
+					"GET /v1/models": {
+						status: 401,
+						json: { error: { code: "unauthenticated", message: `Invalid API key ${key}` } },
+					},
+				},
+			});
+			const h = home();
+			const { notes, before, after } = await refreshOnce(h, { CURSOR_API_KEY: key, CURSOR_BACKEND_URL: backend.url });
+			expect(notes).toHaveLength(1);
+			const [note] = notes;
+			expect(note?.type).toBe("error");
+			expect(note?.message).toStartWith("Could not refresh Cursor models: Cursor rejected the API key:");
+			expect(note?.message).toContain("Check CURSOR_API_KEY or run /login");
+			expect(note?.message).toEndWith("The current catalog is unchanged.");
+			expect(note?.message.split("Cursor rejected the API key").length).toBe(2); // not wrapped twice
+			expect(note?.message).not.toContain(key);
+			expect(after).toEqual(before);
+			expect(cacheText(h)).toBeUndefined();
+			expect((await backend.requests()).some((r) => r.path === "/v1/models" && r.status === 401)).toBe(true);
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"connection refused: one network error saying to retry, the catalog untouched",
+		async () => {
+			const h = home();
+			const { notes, before, after } = await refreshOnce(h, {
+				CURSOR_API_KEY: "key_test_refused_r4t5y6",
+				CURSOR_BACKEND_URL: refusedUrl,
+			});
+			expect(notes).toHaveLength(1);
+			const [note] = notes;
+			expect(note?.type).toBe("error");
+			expect(note?.message).toStartWith("Could not refresh Cursor models: Cursor connection failed");
+			expect(note?.message).toContain("retry");
+			expect(note?.message).toEndWith("The current catalog is unchanged.");
+			expect(note?.message.split("Cursor connection failed").length).toBe(2); // not wrapped twice
+			expect(after).toEqual(before);
+			expect(cacheText(h)).toBeUndefined();
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"a hanging backend is bounded by the discovery timeout; the process still exits promptly",
+		async () => {
+			const backend = await fake({ routes: { "GET /v1/models": { hang: true } } });
+			const h = home();
+			const { notes, before, after, elapsedMs } = await refreshOnce(h, {
+				CURSOR_API_KEY: "key_test_hang_u7i8o9",
+				CURSOR_BACKEND_URL: backend.url,
+				// Not read by the product yet (the bound is a fixed 15 s); the test follows whatever the notice reports.
+				PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "2000",
+			});
+			expect(notes).toHaveLength(1);
+			const [note] = notes;
+			expect(note?.type).toBe("error");
+			const bound = Number(/did not answer within (\d+) ms/.exec(note?.message ?? "")?.[1]);
+			expect(bound).toBeGreaterThan(0);
+			expect(bound).toBeLessThanOrEqual(15_000);
+			expect(elapsedMs).toBeGreaterThanOrEqual(bound - 100);
+			expect(elapsedMs).toBeLessThan(bound + 15_000);
+			expect(note?.message).toEndWith("The current catalog is unchanged.");
+			expect(after).toEqual(before);
+			expect(cacheText(h)).toBeUndefined();
+			expect((await backend.requests()).some((r) => r.method === "GET" && r.path === "/v1/models")).toBe(true);
+		},
+		TIMEOUT_MS,
+	);
+});
