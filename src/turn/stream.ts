@@ -10,6 +10,7 @@ import {
 import type { CursorPrompt } from "../prompt/transcript.ts";
 import type { InteractionUpdate, ModelSelection, Run, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { type CursorError, classifyCursorError } from "../sdk/errors.ts";
+import { quietSdkDiagnostics } from "../sdk/quiet-diagnostics.ts";
 import { type ToolActivityListener, TurnTranslator } from "./translate.ts";
 
 export type CursorMode = "agent" | "plan";
@@ -67,9 +68,12 @@ export function streamCursorTurn(
 ): AssistantMessageEventStream {
 	const out = createAssistantMessageEventStream();
 	const translator = new TurnTranslator(out, model, runtime.onToolActivity);
-	void runTurn(runtime, translator, model, context, options).catch((error: unknown) => {
-		translator.fail(classifyCursorError(error, [options?.apiKey]));
-	});
+	const loud = quietSdkDiagnostics();
+	void runTurn(runtime, translator, model, context, options)
+		.catch((error: unknown) => {
+			translator.fail(classifyCursorError(error, [options?.apiKey]));
+		})
+		.finally(loud);
 	return out;
 }
 
