@@ -4,7 +4,14 @@
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-export const EXTERNALS = ["@cursor/sdk", "@earendil-works/*", "@mariozechner/*", "typebox", "typebox/*"];
+export const EXTERNALS = [
+	"@cursor/sdk",
+	"@cursor/sdk/*",
+	"@earendil-works/*",
+	"@mariozechner/*",
+	"typebox",
+	"typebox/*",
+];
 
 const root = resolve(import.meta.dir, "..");
 const outdir = join(root, "dist");

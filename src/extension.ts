@@ -122,8 +122,8 @@ export class CursorExtension {
 			this.activeModel = event.model as Model<string>;
 			this.refreshStatus();
 		});
-		this.pi.on("session_shutdown", () => {
-			this.pool.shutdown();
+		this.pi.on("session_shutdown", async () => {
+			await this.pool.shutdown();
 			if (this.appliedHttp1 !== undefined) this.sdk.setHttp1ForAgent(null);
 			this.appliedHttp1 = undefined;
 		});

@@ -14,7 +14,8 @@ import type {
 	SendOptions,
 	ToolCall,
 } from "@cursor/sdk";
-import { Agent, Cursor, getDefaultSdkStateRoot, JsonlLocalAgentStore } from "@cursor/sdk";
+import { Agent, Cursor, getDefaultSdkStateRoot } from "@cursor/sdk";
+import { SqliteLocalAgentStore } from "@cursor/sdk/sqlite";
 
 export type {
 	AgentOptions,
@@ -30,6 +31,8 @@ export type {
 	ToolCall,
 };
 
+export type OpenStore = LocalAgentStore & { dispose(): Promise<void> };
+
 export interface CursorSdk {
 	/** `GET /v1/models` with an explicit key. The SDK sets no timeout: callers must bound it. */
 	listModels(apiKey: string): Promise<SDKModel[]>;
@@ -37,8 +40,11 @@ export interface CursorSdk {
 	resumeAgent(agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent>;
 	/** `true`/`false` force the local agent transport; `null` returns to the SDK default. */
 	setHttp1ForAgent(value: boolean | null): void;
-	/** A local agent store in `dir` (JSONL files: agents, runs, events, checkpoints); works on every runtime. */
-	openStore(dir: string): LocalAgentStore;
+	/**
+	 * The SDK's SQLite agent store rooted at `dir` (node:sqlite or bun:sqlite). Its JSONL store rewrites the whole
+	 * event log on every stream event, which makes long answers crawl.
+	 */
+	openStore(dir: string, cwd: string): Promise<OpenStore>;
 	/** The SDK's own state root for a workspace (`~/.cursor/projects/<workspace>/…`). */
 	defaultStateRoot(cwd: string): string;
 }
@@ -48,6 +54,6 @@ export const cursorSdk: CursorSdk = {
 	createAgent: (options) => Agent.create(options),
 	resumeAgent: (agentId, options) => Agent.resume(agentId, options),
 	setHttp1ForAgent: (value) => Cursor.configure({ local: { useHttp1ForAgent: value } }),
-	openStore: (dir) => new JsonlLocalAgentStore(dir),
+	openStore: (dir, cwd) => SqliteLocalAgentStore.open({ workspaceRef: cwd, stateRoot: dir }),
 	defaultStateRoot: (cwd) => getDefaultSdkStateRoot(cwd),
 };

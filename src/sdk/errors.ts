@@ -75,7 +75,11 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 			text,
 		)
 	) {
-		return { kind: "network", message: `Cursor connection failed: ${clean}. This is usually temporary: retry.` };
+		// "network error" is wording Pi's automatic retry recognises (a bare "[unavailable] …" would not be retried).
+		return {
+			kind: "network",
+			message: `Cursor connection failed (network error): ${clean}. This is usually temporary: retry.`,
+		};
 	}
 	if (name === "ConfigurationError" || effectiveCode === "invalid_argument") {
 		return { kind: "configuration", message: `Cursor rejected the request: ${clean}` };

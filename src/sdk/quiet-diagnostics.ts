@@ -1,48 +1,28 @@
-// The SDK logs its own INFO inventory frames (rules, skills and plugins loading) through `console.log`, which Pi
-// sends to the terminal: they garble Pi's TUI and add noise to print mode. While SDK work is in flight, a log call
+// The SDK logs its own INFO inventory frames (rules, skills and plugins loading) through `console.log`. They garble
+// Pi's TUI, and when one arrives after Pi has restored its console (the SDK keeps loading after a print-mode turn
+// ends) it lands on stdout, breaking `-p` and JSON/RPC output. Once a Cursor turn has started, a `console.log` call
 // that is exactly one such frame is dropped; every other call passes through unchanged.
 //
-// `console` is one per process, so the filter is too: it is installed on the console object itself with a lease
-// count and removed when the last lease ends. An unrelated extension logging an identical frame during a Cursor turn
-// would be dropped as well; text alone cannot tell the two apart.
+// The SDK's executor lives as long as the process and may log at any later time, so the filter does too: it is
+// installed once, on the console object itself. An unrelated extension logging an identical frame would be dropped
+// as well; text alone cannot tell the two apart.
 
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 const SDK_INFO_FRAME =
 	/^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}(managed_skills\.[\w.]+|\w+ load completed)( ctx=\S+)?( meta=\{[^\n]*\})?$/;
+const INSTALLED = Symbol.for("pi-cursor-sdk.quiet-diagnostics");
 
 export function isSdkInfoFrame(text: string): boolean {
 	return SDK_INFO_FRAME.test(text.replace(ANSI, ""));
 }
 
-interface Installed {
-	original: Console["log"];
-	leases: number;
-}
-const INSTALLED = Symbol.for("pi-cursor-sdk.quiet-diagnostics");
-type FilteredConsole = Console & { [INSTALLED]?: Installed };
-
-/** Starts filtering the SDK's INFO frames on `target`; call the returned function (once) to stop. */
-export function quietSdkDiagnostics(target: FilteredConsole = console): () => void {
-	let installed = target[INSTALLED];
-	if (!installed) {
-		const original = target.log;
-		installed = { original, leases: 0 };
-		target[INSTALLED] = installed;
-		target.log = (...args: unknown[]) => {
-			if (args.length === 1 && typeof args[0] === "string" && isSdkInfoFrame(args[0])) return;
-			original.apply(target, args);
-		};
-	}
-	const lease = installed;
-	lease.leases++;
-	let released = false;
-	return () => {
-		if (released) return;
-		released = true;
-		lease.leases--;
-		if (lease.leases === 0 && target[INSTALLED] === lease) {
-			target.log = lease.original;
-			delete target[INSTALLED];
-		}
+/** Drops the SDK's INFO inventory frames from `target.log` from now on (idempotent). */
+export function quietSdkDiagnostics(target: Console & { [INSTALLED]?: true } = console): void {
+	if (target[INSTALLED]) return;
+	target[INSTALLED] = true;
+	const original = target.log;
+	target.log = (...args: unknown[]) => {
+		if (args.length === 1 && typeof args[0] === "string" && isSdkInfoFrame(args[0])) return;
+		original.apply(target, args);
 	};
 }

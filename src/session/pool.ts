@@ -2,7 +2,7 @@
 import type { Message } from "@earendil-works/pi-ai";
 import { keyFingerprint } from "../catalog/cache.ts";
 import { buildBootstrapPrompt, buildIncrementalPrompt, type CursorPrompt } from "../prompt/transcript.ts";
-import type { AgentOptions, CursorSdk, SDKAgent } from "../sdk/cursor-sdk.ts";
+import type { AgentOptions, CursorSdk, OpenStore, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import type { SettingSources } from "../settings/env.ts";
 import type { AgentLease, TurnSetup } from "../turn/stream.ts";
@@ -40,9 +40,13 @@ export interface SessionScope {
 	resume: ResumeHandle | undefined;
 }
 
+export interface PoolOptions {
+	/** How long a new turn waits for the previous run before replacing the agent (default 30 s). */
+	busyWaitMs?: number;
+}
+
 interface Pooled {
 	agent: SDKAgent;
-	store: StoreLocation;
 	poolKey: string;
 	coverage: ConversationCoverage | undefined;
 }
@@ -57,32 +61,86 @@ function isResumeHandle(value: unknown): value is ResumeHandle {
 /**
  * The resume handle of a branch: the last one, unless a user message follows it. Such a message was already on
  * disk when this process started, so the previous process may have sent it to Cursor: resuming could duplicate it.
+ *
+ * With `allEntries` (every entry of the session, in append order) a handle is also refused when its agent went on
+ * after it on another branch (tree navigation back to an earlier turn): that SDK conversation holds turns this
+ * branch does not have.
  */
-export function resumeHandleOf(branch: readonly unknown[]): ResumeHandle | undefined {
+export function resumeHandleOf(branch: readonly unknown[], allEntries?: readonly unknown[]): ResumeHandle | undefined {
 	for (let i = branch.length - 1; i >= 0; i--) {
 		const entry = branch[i] as { type?: string; customType?: string; data?: unknown; message?: { role?: string } };
 		if (entry?.type === "message" && entry.message?.role === "user") return undefined;
 		if (entry?.type === "custom" && entry.customType === RESUME_ENTRY_TYPE) {
-			return isResumeHandle(entry.data) ? entry.data : undefined;
+			if (!isResumeHandle(entry.data)) return undefined;
+			return allEntries && continuedElsewhere(entry, entry.data.agentId, allEntries) ? undefined : entry.data;
 		}
 	}
 	return undefined;
 }
 
+/** Whether a later resume entry (anywhere in the session) records the same agent. */
+function continuedElsewhere(handleEntry: object, agentId: string, allEntries: readonly unknown[]): boolean {
+	const id = (handleEntry as { id?: unknown }).id;
+	const at = allEntries.findIndex(
+		(e) => e === handleEntry || (id !== undefined && (e as { id?: unknown } | null)?.id === id),
+	);
+	if (at < 0) return false;
+	return allEntries.slice(at + 1).some((e) => {
+		const later = e as { type?: string; customType?: string; data?: { agentId?: unknown } } | null;
+		return later?.type === "custom" && later.customType === RESUME_ENTRY_TYPE && later.data?.agentId === agentId;
+	});
+}
+
+/** Closes an opened store (if it opened at all), then removes it when it is temporary. */
+async function closeStore(location: StoreLocation, open: Promise<OpenStore>): Promise<void> {
+	try {
+		await (await open).dispose();
+	} catch {
+		// a store that failed to open or close holds nothing to flush
+	} finally {
+		removeStore(location);
+	}
+}
+
 export class SessionAgentPool {
 	private pooled: Pooled | undefined;
 	private scope: SessionScope = { storeDir: undefined, resume: undefined };
+	/** The session's SDK store (opened on first use, shared by the session's agents, closed with the scope). */
+	private sessionStore: { location: StoreLocation; open: Promise<OpenStore> } | undefined;
+	/** The turn that holds the pooled agent, from `acquire` until its lease is released. */
 	private inFlight: Promise<void> | undefined;
 
 	constructor(
 		private readonly sdk: CursorSdk,
 		private readonly hooks: PoolHooks,
+		private readonly options: PoolOptions = {},
 	) {}
 
 	/** On `session_start`: a new scope (persisted store dir and resume handle); the previous agent is dropped. */
 	bind(scope: SessionScope): void {
 		this.invalidate();
+		void this.closeSessionStore();
 		this.scope = scope;
+	}
+
+	private storeFor(cwd: string): { location: StoreLocation; open: Promise<OpenStore> } {
+		if (!this.sessionStore) {
+			const location = this.scope.storeDir ? persistentStore(this.scope.storeDir) : temporaryStore();
+			const open = this.sdk.openStore(location.dir, cwd);
+			const store = { location, open };
+			this.sessionStore = store;
+			open.catch(() => {
+				if (this.sessionStore === store) this.sessionStore = undefined; // retry on the next turn
+				removeStore(location);
+			});
+		}
+		return this.sessionStore;
+	}
+
+	private async closeSessionStore(): Promise<void> {
+		const store = this.sessionStore;
+		this.sessionStore = undefined;
+		if (store) await closeStore(store.location, store.open);
 	}
 
 	/** Drops the pooled agent (compaction, tree navigation, shutdown): the next turn bootstraps a new one. */
@@ -99,7 +157,6 @@ export class SessionAgentPool {
 		} catch {
 			// closing a broken agent must not break the next turn
 		}
-		removeStore(pooled.store);
 	}
 
 	poolKey(request: PoolRequest): string {
@@ -113,7 +170,7 @@ export class SessionAgentPool {
 		].join("|");
 	}
 
-	private agentOptions(request: PoolRequest, store: StoreLocation): AgentOptions {
+	private agentOptions(request: PoolRequest, store: OpenStore): AgentOptions {
 		return {
 			apiKey: request.setup.apiKey,
 			model: request.setup.selection,
@@ -121,7 +178,7 @@ export class SessionAgentPool {
 			local: {
 				cwd: request.cwd,
 				settingSources: [...request.settingSources],
-				store: this.sdk.openStore(store.dir),
+				store,
 				enableAgentRetries: false,
 			},
 		};
@@ -132,10 +189,13 @@ export class SessionAgentPool {
 		const handle = this.scope.resume;
 		this.scope.resume = undefined;
 		if (!handle || handle.coverage.poolKey !== poolKey) return undefined;
-		const store: StoreLocation = { dir: handle.storeDir, temporary: false };
+		// A handle from another session's store (a fork or clone copies the donor's entries) belongs to the donor:
+		// continuing it would share one SDK conversation between two sessions, with turns this branch does not have.
+		if (handle.storeDir !== this.scope.storeDir) return undefined;
 		try {
+			const store = await this.storeFor(request.cwd).open;
 			const agent = await this.sdk.resumeAgent(handle.agentId, this.agentOptions(request, store));
-			return { agent, store, poolKey, coverage: handle.coverage };
+			return { agent, poolKey, coverage: handle.coverage };
 		} catch (error) {
 			const reason = classifyCursorError(error, [request.setup.apiKey]).message;
 			this.hooks.notify(
@@ -145,22 +205,55 @@ export class SessionAgentPool {
 		}
 	}
 
-	private async waitForPreviousRun(): Promise<void> {
-		if (!this.inFlight) return;
-		let timer: ReturnType<typeof setTimeout> | undefined;
-		const timedOut = await Promise.race([
-			this.inFlight.then(() => false),
-			new Promise<boolean>((resolve) => {
-				timer = setTimeout(() => resolve(true), BUSY_WAIT_MS);
-			}),
-		]);
-		clearTimeout(timer);
-		// A run that will not finish keeps its agent busy ("already has active run"): replace the agent instead.
-		if (timedOut) this.invalidate();
+	/**
+	 * Waits until no other turn holds the pooled agent, then claims it; returns the function that gives it back.
+	 * The check and the claim happen in one synchronous step, so concurrent acquisitions queue instead of both
+	 * sending on one agent ("already has active run").
+	 */
+	private async claimTurn(): Promise<() => void> {
+		const deadline = Date.now() + (this.options.busyWaitMs ?? BUSY_WAIT_MS);
+		while (this.inFlight) {
+			const previous = this.inFlight;
+			const remaining = deadline - Date.now();
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const timedOut =
+				remaining <= 0 ||
+				(await Promise.race([
+					previous.then(() => false),
+					new Promise<boolean>((resolve) => {
+						timer = setTimeout(() => resolve(true), remaining);
+					}),
+				]));
+			clearTimeout(timer);
+			if (timedOut && this.inFlight === previous) {
+				// A run that will not finish keeps its agent busy ("already has active run"): replace the agent instead.
+				this.inFlight = undefined;
+				this.invalidate();
+			}
+		}
+		let settle = () => {};
+		const mine = new Promise<void>((resolve) => {
+			settle = resolve;
+		});
+		this.inFlight = mine;
+		return () => {
+			// A turn abandoned after the busy wait must not release the claim of the turn that replaced it.
+			if (this.inFlight === mine) this.inFlight = undefined;
+			settle();
+		};
 	}
 
 	async acquire(request: PoolRequest): Promise<AgentLease> {
-		await this.waitForPreviousRun();
+		const done = await this.claimTurn();
+		try {
+			return await this.lease(request, done);
+		} catch (error) {
+			done();
+			throw error;
+		}
+	}
+
+	private async lease(request: PoolRequest, done: () => void): Promise<AgentLease> {
 		const poolKey = this.poolKey(request);
 		if (this.pooled && this.pooled.poolKey !== poolKey) this.invalidate();
 		this.pooled ??= await this.tryResume(request, poolKey);
@@ -173,34 +266,27 @@ export class SessionAgentPool {
 			incrementalSends = (this.pooled.coverage?.incrementalSends ?? 0) + 1;
 		} else {
 			if (this.pooled) this.invalidate();
-			const store = this.scope.storeDir ? persistentStore(this.scope.storeDir) : temporaryStore();
-			try {
-				const agent = await this.sdk.createAgent(this.agentOptions(request, store));
-				this.pooled = { agent, store, poolKey, coverage: undefined };
-			} catch (error) {
-				removeStore(store);
-				throw error;
-			}
+			const store = await this.storeFor(request.cwd).open;
+			const agent = await this.sdk.createAgent(this.agentOptions(request, store));
+			this.pooled = { agent, poolKey, coverage: undefined };
 			prompt = buildBootstrapPrompt(request.messages);
 			incrementalSends = 0;
 		}
 
 		const pooled = this.pooled;
-		let settle = () => {};
-		this.inFlight = new Promise<void>((resolve) => {
-			settle = resolve;
-		});
+		const storeLocation = this.sessionStore?.location;
 		return {
 			agent: pooled.agent,
 			prompt,
 			release: (outcome) => {
-				if (this.pooled === pooled) {
+				try {
+					if (this.pooled !== pooled) return;
 					if (outcome === "finished") {
 						pooled.coverage = coverageOf(poolKey, request.messages, incrementalSends);
-						if (!pooled.store.temporary) {
+						if (storeLocation && !storeLocation.temporary) {
 							const handle: ResumeHandle = {
 								agentId: pooled.agent.agentId,
-								storeDir: pooled.store.dir,
+								storeDir: storeLocation.dir,
 								coverage: pooled.coverage,
 							};
 							this.hooks.appendEntry(RESUME_ENTRY_TYPE, handle);
@@ -208,39 +294,44 @@ export class SessionAgentPool {
 					} else {
 						this.invalidate(); // after an error or abort the SDK conversation state is unknown
 					}
+				} finally {
+					done(); // even when appending the resume entry fails, the next turn must not wait for this one
 				}
-				this.inFlight = undefined;
-				settle();
 			},
 		};
 	}
 
 	/** A compaction or tree summary: a fresh tool-less agent on a temporary store; the pool is untouched. */
 	async acquireForSummary(request: PoolRequest): Promise<AgentLease> {
-		const store = temporaryStore();
+		const location = temporaryStore();
+		const open = this.sdk.openStore(location.dir, request.cwd);
 		let agent: SDKAgent;
 		try {
 			agent = await this.sdk.createAgent({
-				...this.agentOptions({ ...request, settingSources: [] }, store),
+				...this.agentOptions({ ...request, settingSources: [] }, await open),
 				mode: "agent",
 				tools: [],
 			});
 		} catch (error) {
-			removeStore(store);
+			await closeStore(location, open);
 			throw error;
 		}
 		return {
 			agent,
 			prompt: buildBootstrapPrompt(request.messages, { toolGuards: false }),
-			release: () => {
-				agent.close();
-				removeStore(store);
+			release: async () => {
+				try {
+					agent.close();
+				} finally {
+					await closeStore(location, open); // a temporary store never outlives its summary
+				}
 			},
 		};
 	}
 
-	/** `session_shutdown`: close the agent and remove temporary stores. */
-	shutdown(): void {
+	/** `session_shutdown`: close the agent and the session store (a temporary one is removed). */
+	async shutdown(): Promise<void> {
 		this.invalidate();
+		await this.closeSessionStore();
 	}
 }

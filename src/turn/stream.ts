@@ -68,12 +68,10 @@ export function streamCursorTurn(
 ): AssistantMessageEventStream {
 	const out = createAssistantMessageEventStream();
 	const translator = new TurnTranslator(out, model, runtime.onToolActivity);
-	const loud = quietSdkDiagnostics();
-	void runTurn(runtime, translator, model, context, options)
-		.catch((error: unknown) => {
-			translator.fail(classifyCursorError(error, [options?.apiKey]));
-		})
-		.finally(loud);
+	quietSdkDiagnostics();
+	void runTurn(runtime, translator, model, context, options).catch((error: unknown) => {
+		translator.fail(classifyCursorError(error, [options?.apiKey]));
+	});
 	return out;
 }
 

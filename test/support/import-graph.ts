@@ -6,6 +6,8 @@ export interface ImportViolation {
 }
 
 const SDK = "@cursor/sdk";
+/** The SDK's public entries: the API, and the SQLite store kept apart so importing the API stays cheap. */
+const SDK_ENTRIES = [SDK, `${SDK}/sqlite`];
 const PI_SCOPES = ["@earendil-works/", "@mariozechner/"];
 
 interface ImportSite {
@@ -68,8 +70,12 @@ export function checkImportGraph(files: ReadonlyMap<string, string>): ImportViol
 				});
 			}
 			if (site.specifier === SDK || site.specifier.startsWith(`${SDK}/`)) {
-				if (site.specifier !== SDK) {
-					violations.push({ file, rule: "sdk-root-only", detail: `${site.specifier}: import "${SDK}" only` });
+				if (!SDK_ENTRIES.includes(site.specifier)) {
+					violations.push({
+						file,
+						rule: "sdk-public-entries-only",
+						detail: `${site.specifier}: import only ${SDK_ENTRIES.join(" or ")}`,
+					});
 				}
 				if (!site.typeOnly && !sdkImporters.includes(file)) sdkImporters.push(file);
 			}

@@ -49,7 +49,16 @@ test.each([
 		{ "b.ts": `export { y } from "@mariozechner/pi-ai/models";\n` },
 		"pi-root-specifiers-only",
 	],
-	["an SDK subpath", { "b.ts": `import type { X } from "@cursor/sdk/sqlite";\n` }, "sdk-root-only"],
+	[
+		"an SDK internal path",
+		{ "b.ts": `import type { X } from "@cursor/sdk/dist/esm/agent.js";\n` },
+		"sdk-public-entries-only",
+	],
+	[
+		"a second module importing the SDK's SQLite entry",
+		{ "b.ts": `import { S } from "@cursor/sdk/sqlite";\n` },
+		"one-sdk-importer",
+	],
 ])("the checker catches %s", (_name, planted, rule) => {
 	const files = new Map<string, string>([["a.ts", CLEAN_SDK_MODULE], ...Object.entries(planted)]);
 	expect(checkImportGraph(files).map((v) => v.rule)).toContain(rule);

@@ -20,24 +20,18 @@ test.each([
 	expect(isSdkInfoFrame(text)).toBe(false);
 });
 
-function fakeConsole() {
+test("once installed, drops only the SDK's frames, and installing twice wraps once", () => {
 	const lines: unknown[][] = [];
 	const target = { log: (...args: unknown[]) => lines.push(args) } as unknown as Console;
-	return { target, lines };
-}
-
-test("drops frames only while a lease is held, and restores console.log after the last lease", () => {
-	const { target, lines } = fakeConsole();
-	const original = target.log;
-	const first = quietSdkDiagnostics(target);
-	const second = quietSdkDiagnostics(target);
+	quietSdkDiagnostics(target);
+	const wrapped = target.log;
+	quietSdkDiagnostics(target);
+	expect(target.log).toBe(wrapped);
 	target.log(FRAMES[0]);
 	target.log("user output", 42);
-	first();
-	first(); // releasing twice is harmless
-	target.log(FRAMES[1]);
-	second();
-	expect(target.log).toBe(original);
-	target.log(FRAMES[2]);
-	expect(lines).toEqual([["user output", 42], [FRAMES[2]]]);
+	target.log(FRAMES[1], "and more");
+	expect(lines).toEqual([
+		["user output", 42],
+		[FRAMES[1], "and more"],
+	]);
 });

@@ -130,6 +130,7 @@ describe("readCursorEnv", () => {
 			hideModelsWhenLoggedOut: false,
 			disableModelCache: false,
 			modelCacheTtlMs: 86_400_000,
+			modelRefreshTimeoutMs: 15_000,
 		});
 	});
 
@@ -142,6 +143,7 @@ describe("readCursorEnv", () => {
 				PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT: "1",
 				PI_CURSOR_SDK_DISABLE_MODEL_CACHE: "yes",
 				PI_CURSOR_SDK_MODEL_CACHE_TTL_MS: "60000",
+				PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "2000",
 			}),
 		).toEqual({
 			useHttp1: true,
@@ -150,7 +152,15 @@ describe("readCursorEnv", () => {
 			hideModelsWhenLoggedOut: true,
 			disableModelCache: true,
 			modelCacheTtlMs: 60_000,
+			modelRefreshTimeoutMs: 2_000,
 		});
+	});
+
+	test("the refresh timeout must be a positive whole number of milliseconds", () => {
+		for (const value of ["0", "-5", "1.5", " 100", "abc"]) {
+			expect(readCursorEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: value }).modelRefreshTimeoutMs).toBe(15_000);
+		}
+		expect(readCursorEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "1" }).modelRefreshTimeoutMs).toBe(1);
 	});
 
 	test("HTTP/1.1 is tri-state and unrecognized footer values keep the default", () => {

@@ -1,0 +1,279 @@
+// An in-process fake of our narrow `CursorSdk` interface (src/sdk/cursor-sdk.ts): records every createAgent /
+// resumeAgent / send / close per agent and plays scripted `onDelta` updates. Like the real SDK, an agent refuses a
+// second send while a run is active ("already has active run"), so tests can prove that never reaches the user.
+import type {
+	AgentOptions,
+	CursorSdk,
+	InteractionUpdate,
+	OpenStore,
+	Run,
+	RunResult,
+	SDKAgent,
+	SDKModel,
+	SendOptions,
+} from "../../src/sdk/cursor-sdk.ts";
+
+/** One step of a scripted reply. */
+export type FakeStep =
+	| { text: string }
+	| { thinking: string }
+	| { delay: number }
+	/** Never ends on its own: only `run.cancel()` stops it. */
+	| { hang: true }
+	| { turnEnded: { inputTokens: number; outputTokens: number } }
+	/** Ends the run with `status: "error"`. */
+	| { fail: string };
+
+export interface FakeSend {
+	agentId: string;
+	/** 1-based index of this send on its agent. */
+	index: number;
+	text: string;
+	images: number;
+	mode: string | undefined;
+	modelId: string | undefined;
+	status: "running" | "finished" | "cancelled" | "error";
+}
+
+export interface FakeAgentRecord {
+	agentId: string;
+	options: AgentOptions;
+	/** "create" or "resume". */
+	origin: "create" | "resume";
+	/** The directory given to `openStore` for this agent's `local.store`. */
+	storeDir: string | undefined;
+	closed: boolean;
+	sends: FakeSend[];
+}
+
+/** The directory of a `local.store` made by {@link FakeCursorSdk.openStore}. */
+export function storeDirOf(options: Partial<AgentOptions> | undefined): string | undefined {
+	return (options?.local?.store as unknown as { fakeStoreDir?: string } | undefined)?.fakeStoreDir;
+}
+
+export type Script = (send: FakeSend) => FakeStep[];
+
+export interface FakeCursorSdkOptions {
+	/** Prefix of generated agent ids (default "fake-agent"). */
+	idPrefix?: string;
+	/** The reply of a send (default: one text delta "reply <n> from <agentId>", then a turn end). */
+	script?: Script;
+	models?: SDKModel[];
+}
+
+/** The `<latest_user_request>` text of a prompt (the new user input of a bootstrap or incremental send). */
+export function latestRequest(text: string): string {
+	return /<latest_user_request>\n([\s\S]*?)\n<\/latest_user_request>/.exec(text)?.[1] ?? "";
+}
+
+export const defaultScript: Script = (send) => [
+	{ text: `reply ${send.index} from ${send.agentId}` },
+	{ turnEnded: { inputTokens: 10, outputTokens: 5 } },
+];
+
+export class FakeCursorSdk implements CursorSdk {
+	readonly agents: FakeAgentRecord[] = [];
+	readonly http1Calls: (boolean | null)[] = [];
+	/** Agent ids that `resumeAgent` accepts (others throw "Agent not found"). */
+	readonly resumable = new Set<string>();
+	script: Script;
+	/** How long `run.cancel()` takes to stop a run (the real SDK needs a round trip). */
+	cancelLatencyMs = 0;
+	private nextId = 1;
+	private readonly idPrefix: string;
+	private readonly models: SDKModel[];
+
+	constructor(options: FakeCursorSdkOptions = {}) {
+		this.idPrefix = options.idPrefix ?? "fake-agent";
+		this.script = options.script ?? defaultScript;
+		this.models = options.models ?? [];
+	}
+
+	/** Every send, in order, across agents. */
+	readonly sends: FakeSend[] = [];
+	/** Runs in progress right now, across agents, and the most there ever were at once. */
+	running = 0;
+	maxRunning = 0;
+
+	async listModels(_apiKey: string): Promise<SDKModel[]> {
+		return this.models;
+	}
+
+	async createAgent(options: AgentOptions): Promise<SDKAgent> {
+		return this.makeAgent(`${this.idPrefix}-${this.nextId++}`, options, "create");
+	}
+
+	async resumeAgent(agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent> {
+		if (!this.resumable.has(agentId)) throw new Error(`Agent not found: ${agentId}`);
+		return this.makeAgent(agentId, options as AgentOptions, "resume");
+	}
+
+	setHttp1ForAgent(value: boolean | null): void {
+		this.http1Calls.push(value);
+	}
+
+	async openStore(dir: string): Promise<OpenStore> {
+		return { fakeStoreDir: dir, dispose: async () => {} } as unknown as OpenStore;
+	}
+
+	defaultStateRoot(cwd: string): string {
+		return `${cwd}/.fake-cursor-state`;
+	}
+
+	private makeAgent(agentId: string, options: AgentOptions, origin: "create" | "resume"): SDKAgent {
+		const record: FakeAgentRecord = {
+			agentId,
+			options,
+			origin,
+			storeDir: storeDirOf(options),
+			closed: false,
+			sends: [],
+		};
+		this.agents.push(record);
+		this.resumable.add(agentId);
+		let active: FakeRun | undefined;
+		const sdk = this;
+		const agent = {
+			agentId,
+			model: options.model,
+			async send(message: Parameters<SDKAgent["send"]>[0], sendOptions?: SendOptions): Promise<Run> {
+				if (record.closed) throw new Error(`Agent ${agentId} is closed`);
+				if (active && active.status === "running") {
+					throw new Error(`Agent ${agentId} already has active run ${active.id}`);
+				}
+				const send: FakeSend = {
+					agentId,
+					index: record.sends.length + 1,
+					text: typeof message === "string" ? message : message.text,
+					images: typeof message === "string" ? 0 : (message.images?.length ?? 0),
+					mode: sendOptions?.mode,
+					modelId: sendOptions?.model?.id,
+					status: "running",
+				};
+				record.sends.push(send);
+				sdk.sends.push(send);
+				sdk.running++;
+				sdk.maxRunning = Math.max(sdk.maxRunning, sdk.running);
+				const run = new FakeRun(agentId, send, sdk.script(send), sendOptions?.onDelta, sdk.cancelLatencyMs);
+				void run.wait().then(() => {
+					sdk.running--;
+				});
+				active = run;
+				return run;
+			},
+			close() {
+				record.closed = true;
+				void active?.cancel();
+			},
+			async reload() {},
+			async [Symbol.asyncDispose]() {
+				agent.close();
+			},
+			async listArtifacts() {
+				return [];
+			},
+			async downloadArtifact(): Promise<Buffer> {
+				throw new Error("no artifacts in the fake");
+			},
+			async getUsage() {
+				throw new Error("no usage in the fake");
+			},
+		};
+		return agent as unknown as SDKAgent;
+	}
+}
+
+let runCounter = 0;
+
+class FakeRun {
+	readonly id = `fake-run-${++runCounter}`;
+	status: "running" | "finished" | "cancelled" | "error" = "running";
+	private cancelled = false;
+	private wake: (() => void) | undefined;
+	private readonly done: Promise<RunResult>;
+
+	constructor(
+		readonly agentId: string,
+		private readonly send: FakeSend,
+		steps: FakeStep[],
+		private readonly onDelta: SendOptions["onDelta"],
+		private readonly cancelLatencyMs = 0,
+	) {
+		this.done = this.play(steps);
+	}
+
+	private sleep(ms: number): Promise<void> {
+		return new Promise((resolve) => {
+			const timer = setTimeout(resolve, ms);
+			this.wake = () => {
+				clearTimeout(timer);
+				resolve();
+			};
+		});
+	}
+
+	private async emit(update: InteractionUpdate): Promise<void> {
+		try {
+			await this.onDelta?.({ update });
+		} catch {
+			// the real SDK swallows callback errors
+		}
+	}
+
+	private async play(steps: FakeStep[]): Promise<RunResult> {
+		await Promise.resolve(); // like the SDK: updates arrive after send() resolved
+		let text = "";
+		for (const step of steps) {
+			if (this.cancelled) break;
+			if ("text" in step) {
+				text += step.text;
+				await this.emit({ type: "text-delta", text: step.text } as InteractionUpdate);
+			} else if ("thinking" in step) {
+				await this.emit({ type: "thinking-delta", text: step.thinking } as InteractionUpdate);
+			} else if ("delay" in step) {
+				await this.sleep(step.delay);
+			} else if ("hang" in step) {
+				while (!this.cancelled) await this.sleep(60_000);
+			} else if ("turnEnded" in step) {
+				const usage = { ...step.turnEnded, cacheReadTokens: 0, cacheWriteTokens: 0 };
+				await this.emit({ type: "turn-ended", usage } as unknown as InteractionUpdate);
+			} else if ("fail" in step) {
+				return this.settle({ id: this.id, status: "error", error: { message: step.fail } });
+			}
+		}
+		if (this.cancelled) return this.settle({ id: this.id, status: "cancelled" });
+		return this.settle({ id: this.id, status: "finished", result: text });
+	}
+
+	private settle(result: RunResult): RunResult {
+		this.status = result.status;
+		this.send.status = result.status;
+		return result;
+	}
+
+	supports(): boolean {
+		return true;
+	}
+	unsupportedReason(): undefined {
+		return undefined;
+	}
+	wait(): Promise<RunResult> {
+		return this.done;
+	}
+	async cancel(): Promise<void> {
+		if (this.status !== "running") return;
+		if (this.cancelLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.cancelLatencyMs));
+		this.cancelled = true;
+		this.wake?.();
+		await this.done;
+	}
+	onDidChangeStatus(): () => void {
+		return () => {};
+	}
+	async *stream(): AsyncGenerator<never, void> {
+		// a fake run has no SDK message stream
+	}
+	async conversation(): Promise<never[]> {
+		return [];
+	}
+}
