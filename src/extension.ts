@@ -55,7 +55,7 @@ export class CursorExtension {
 		this.cache = new CatalogCache(agentDir);
 		this.pool = new SessionAgentPool(sdk, {
 			appendEntry: (customType, data) => this.pi.appendEntry(customType, data),
-			notify: (message) => this.notify(message, "info"),
+			notify: (message) => this.notify(message, "warning"),
 		});
 	}
 
@@ -83,6 +83,7 @@ export class CursorExtension {
 			const flagError = this.flagError();
 			if (flagError && ctx.hasUI) this.notify(flagError, "error");
 			this.activeModel = ctx.model as Model<string> | undefined;
+			this.warnUnsupportedFastFlag();
 			this.refreshStatus();
 			const sessionManager = ctx.sessionManager;
 			const persisted = sessionManager.getSessionFile() !== undefined;
@@ -94,7 +95,10 @@ export class CursorExtension {
 							sessionManager.getSessionId(),
 						)
 					: undefined,
-				resume: persisted && localResume ? resumeHandleOf(sessionManager.getBranch()) : undefined,
+				resume:
+					persisted && localResume
+						? resumeHandleOf(sessionManager.getBranch(), sessionManager.getEntries())
+						: undefined,
 			});
 		});
 		this.pi.on("before_agent_start", (event, ctx) => {
@@ -110,6 +114,7 @@ export class CursorExtension {
 		});
 		this.pi.on("session_before_tree", (event) => {
 			this.summarySignals.add(event.signal);
+			this.pool.invalidate();
 		});
 		this.pi.on("session_compact", () => {
 			this.pool.invalidate();
@@ -167,6 +172,15 @@ export class CursorExtension {
 			config: this.userConfig,
 			env: process.env,
 		};
+	}
+
+	/** `--cursor-fast`/`--cursor-no-fast` on a model without a fast switch change nothing: say so once. */
+	private warnUnsupportedFastFlag(): void {
+		const input = this.settingsInput();
+		const flags = parseFastForceFlags(input.flags);
+		if (flags.ok && flags.force !== undefined && input.model?.isCursor && !input.model.fastCapable) {
+			this.notify(`Fast mode not supported by ${input.model.selectionKey}`, "warning");
+		}
 	}
 
 	/** The first invalid `--cursor-*` flag, as a message naming the valid values. */
@@ -232,7 +246,7 @@ export class CursorExtension {
 				};
 				return signal && this.summarySignals.has(signal)
 					? this.pool.acquireForSummary(request)
-					: this.pool.acquire(request);
+					: this.pool.acquire(request, signal);
 			},
 		};
 	}

@@ -210,12 +210,13 @@ export class SessionAgentPool {
 	 * The check and the claim happen in one synchronous step, so concurrent acquisitions queue instead of both
 	 * sending on one agent ("already has active run").
 	 */
-	private async claimTurn(): Promise<() => void> {
+	private async claimTurn(signal: AbortSignal | undefined): Promise<() => void> {
 		const deadline = Date.now() + (this.options.busyWaitMs ?? BUSY_WAIT_MS);
 		while (this.inFlight) {
 			const previous = this.inFlight;
 			const remaining = deadline - Date.now();
 			let timer: ReturnType<typeof setTimeout> | undefined;
+			let onAbort = () => {};
 			const timedOut =
 				remaining <= 0 ||
 				(await Promise.race([
@@ -223,7 +224,12 @@ export class SessionAgentPool {
 					new Promise<boolean>((resolve) => {
 						timer = setTimeout(() => resolve(true), remaining);
 					}),
-				]));
+					new Promise<never>((_, reject) => {
+						onAbort = () => reject(new Error("Request was aborted"));
+						if (signal?.aborted) onAbort();
+						signal?.addEventListener("abort", onAbort, { once: true });
+					}),
+				]).finally(() => signal?.removeEventListener("abort", onAbort)));
 			clearTimeout(timer);
 			if (timedOut && this.inFlight === previous) {
 				// A run that will not finish keeps its agent busy ("already has active run"): replace the agent instead.
@@ -243,8 +249,9 @@ export class SessionAgentPool {
 		};
 	}
 
-	async acquire(request: PoolRequest): Promise<AgentLease> {
-		const done = await this.claimTurn();
+	/** Leases the session's agent for one turn; waiting for a previous run ends early when `signal` aborts. */
+	async acquire(request: PoolRequest, signal?: AbortSignal): Promise<AgentLease> {
+		const done = await this.claimTurn(signal);
 		try {
 			return await this.lease(request, done);
 		} catch (error) {

@@ -70,7 +70,7 @@ export function streamCursorTurn(
 	const translator = new TurnTranslator(out, model, runtime.onToolActivity);
 	quietSdkDiagnostics();
 	void runTurn(runtime, translator, model, context, options).catch((error: unknown) => {
-		translator.fail(classifyCursorError(error, [options?.apiKey]));
+		translator.fail(options?.signal?.aborted ? ABORTED : classifyCursorError(error, [options?.apiKey]));
 	});
 	return out;
 }
