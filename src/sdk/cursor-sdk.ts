@@ -1,19 +1,7 @@
 // The only module that imports `@cursor/sdk` (enforced by test/unit/import-graph.test.ts). Everything else talks to
 // the narrow `CursorSdk` interface below, so tests can substitute it and the SDK's surprises stay in one place.
 
-import type {
-	AgentOptions,
-	InteractionUpdate,
-	LocalAgentStore,
-	ModelSelection,
-	Run,
-	RunResult,
-	SDKAgent,
-	SDKImage,
-	SDKModel,
-	SendOptions,
-	ToolCall,
-} from "@cursor/sdk";
+import type { AgentOptions, LocalAgentStore, SDKAgent, SDKModel } from "@cursor/sdk";
 import { Agent, Cursor, getDefaultSdkStateRoot } from "@cursor/sdk";
 import { SqliteLocalAgentStore } from "@cursor/sdk/sqlite";
 
@@ -29,7 +17,7 @@ export type {
 	SDKModel,
 	SendOptions,
 	ToolCall,
-};
+} from "@cursor/sdk";
 
 export type OpenStore = LocalAgentStore & { dispose(): Promise<void> };
 

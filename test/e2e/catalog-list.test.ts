@@ -7,12 +7,12 @@ import { join } from "node:path";
 import { type FakeBackend, startFakeBackend } from "../support/fake-backend/client.ts";
 import {
 	defaultHost,
+	HomeRegistry,
 	type PiResult,
 	parseModelTable,
 	piHosts,
 	type RunPiOptions,
 	runPi,
-	TempHome,
 } from "../support/pi.ts";
 import { pool, refusedBackendUrl } from "../support/rpc.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
@@ -26,7 +26,7 @@ const FLAG_KEY = "key_test_flag_g7h8i9";
 const HIDE = { PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT: "1" };
 
 const limit = pool(3);
-const homes: TempHome[] = [];
+const homes = new HomeRegistry();
 let backend: FakeBackend;
 let refusedUrl: string;
 
@@ -35,14 +35,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await backend?.stop();
-	for (const home of homes) home.remove();
+	homes.removeAll();
 });
 
-function home(): TempHome {
-	const h = new TempHome();
-	homes.push(h);
-	return h;
-}
+const home = () => homes.create();
 
 /** Runs Pi (at most 3 at a time) with no key in the environment and no reachable Cursor backend by default. */
 function pi(args: string[], options: Partial<RunPiOptions> & { env?: Record<string, string | undefined> } = {}) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeBackend, type RestBehaviour, startFakeBackend } from "../support/fake-backend/client.ts";
-import { type PiHost, parseModelTable, piHosts, runPi, TempHome } from "../support/pi.ts";
+import { HomeRegistry, type PiHost, parseModelTable, piHosts, runPi, type TempHome } from "../support/pi.ts";
 import { liveRpcProcesses, notifications, pool, type RpcPi, refusedBackendUrl, startRpcPi } from "../support/rpc.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
@@ -46,7 +46,7 @@ const LIVE_ROWS = [
 ].sort();
 
 const limit = pool(3);
-const homes: TempHome[] = [];
+const homes = new HomeRegistry();
 const backends: FakeBackend[] = [];
 const rpcs: RpcPi[] = [];
 let refusedUrl: string;
@@ -57,15 +57,11 @@ beforeAll(async () => {
 afterAll(async () => {
 	await Promise.all(rpcs.map((p) => p.kill()));
 	await Promise.all(backends.map((b) => b.stop()));
-	for (const home of homes) home.remove();
+	homes.removeAll();
 	expect(liveRpcProcesses()).toBe(0);
 });
 
-function home(): TempHome {
-	const h = new TempHome();
-	homes.push(h);
-	return h;
-}
+const home = () => homes.create();
 
 async function fake(rest: Partial<RestBehaviour>): Promise<FakeBackend> {
 	const backend = await startFakeBackend({ rest });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { type FakeBackend, startFakeBackend } from "../support/fake-backend/client.ts";
-import { runPi, TempHome } from "../support/pi.ts";
+import { HomeRegistry, runPi, type TempHome } from "../support/pi.ts";
 import {
 	liveRpcProcesses,
 	notifications,
@@ -19,7 +19,7 @@ const TIMEOUT_MS = 120_000;
 const KEY = "key_test_badinput_z1x2c3";
 
 const limit = pool(3);
-const homes: TempHome[] = [];
+const homes = new HomeRegistry();
 const rpcs: RpcPi[] = [];
 let refusedUrl: string;
 let backend: FakeBackend;
@@ -30,15 +30,11 @@ beforeAll(async () => {
 afterAll(async () => {
 	await Promise.all(rpcs.map((p) => p.kill()));
 	await backend?.stop();
-	for (const home of homes) home.remove();
+	homes.removeAll();
 	expect(liveRpcProcesses()).toBe(0);
 });
 
-function home(): TempHome {
-	const h = new TempHome();
-	homes.push(h);
-	return h;
-}
+const home = () => homes.create();
 
 const BAD_FILES = [
 	{

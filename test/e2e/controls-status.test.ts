@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { type PiHost, piHosts, TempHome } from "../support/pi.ts";
+import { HomeRegistry, type PiHost, piHosts, type TempHome } from "../support/pi.ts";
 import {
 	liveRpcProcesses,
 	notifications,
@@ -22,7 +22,7 @@ const TIMEOUT_MS = 120_000;
 const KEY = "key_test_controls_k1l2m3";
 
 const limit = pool(3);
-const homes: TempHome[] = [];
+const homes = new HomeRegistry();
 const rpcs: RpcPi[] = [];
 let refusedUrl: string;
 
@@ -31,15 +31,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await Promise.all(rpcs.map((p) => p.kill()));
-	for (const home of homes) home.remove();
+	homes.removeAll();
 	expect(liveRpcProcesses()).toBe(0);
 });
 
-function home(): TempHome {
-	const h = new TempHome();
-	homes.push(h);
-	return h;
-}
+const home = () => homes.create();
 
 function hostNamed(fragment: string): PiHost {
 	const host = piHosts().find((h) => h.name.includes(fragment));

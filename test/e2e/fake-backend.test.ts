@@ -17,6 +17,7 @@ import { dataEnvelope, endStreamEnvelope } from "../support/fake-backend/connect
 import { type ProbeConfig, type ProbeOptions, type ProbeResult, runSdkProbe } from "../support/fake-backend/probe.ts";
 import { unresolvedReferences } from "../support/fake-backend/schema.ts";
 import { startFakeBackendServer } from "../support/fake-backend/server.ts";
+import { pool } from "../support/limit.ts";
 
 /** Probes queue behind each other on small machines; each SDK child takes ~1.5 s. */
 const TIMEOUT_MS = 60000;
@@ -148,22 +149,6 @@ let backend: FakeBackend;
 let clientLog: ClientLogEntry[] = [];
 const probes = new Map<ProbeName, Promise<ProbeResult>>();
 let allProbesDone: Promise<unknown> = Promise.resolve();
-
-/** Runs tasks with at most `size` in flight (the machine may have only 2 cores). */
-function pool(size: number) {
-	let active = 0;
-	const waiting: (() => void)[] = [];
-	return async <T>(task: () => Promise<T>): Promise<T> => {
-		if (active >= size) await new Promise<void>((resolve) => waiting.push(resolve));
-		active++;
-		try {
-			return await task();
-		} finally {
-			active--;
-			waiting.shift()?.();
-		}
-	};
-}
 
 beforeAll(async () => {
 	backend = await startFakeBackend({

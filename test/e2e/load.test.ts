@@ -3,18 +3,14 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { parseModelTable, piHosts, runPi, TempHome } from "../support/pi.ts";
+import { HomeRegistry, parseModelTable, piHosts, runPi } from "../support/pi.ts";
 import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
 
 const PROBE = join(REPO_ROOT, "test", "fixtures", "env-probe-extension.ts");
-const homes: TempHome[] = [];
-function home(): TempHome {
-	const h = new TempHome();
-	homes.push(h);
-	return h;
-}
+const homes = new HomeRegistry();
+const home = () => homes.create();
 afterAll(() => {
-	for (const h of homes) h.remove();
+	homes.removeAll();
 });
 
 function probeReport(stderr: string): { vendor: string | null; ripgrep: string | null; bun: boolean } {

@@ -8,7 +8,7 @@ import {
 	type StartFakeBackendOptions,
 	startFakeBackend,
 } from "./fake-backend/client.ts";
-import { defaultHost, type PiHost, type PiResult, TempHome } from "./pi.ts";
+import { defaultHost, type PiHost, type PiResult, type TempHome } from "./pi.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** The only key the fake accepts; any other key gets a 401 at the key exchange. */
@@ -35,37 +35,8 @@ export function cursorEnv(backend: { url: string }, extra: Record<string, string
 /** Pi settings that turn off Pi's own agent-level retry (fault tests assert one attempt, quickly). */
 export const NO_RETRY = { retry: { enabled: false } };
 
-/** Runs at most `size` tasks at once: every Pi run loads the SDK (~2 s of CPU), and CI machines may have 2 cores. */
-export function pool(size: number) {
-	let active = 0;
-	const waiting: (() => void)[] = [];
-	return async <T>(task: () => Promise<T>): Promise<T> => {
-		while (active >= size) await new Promise<void>((resolve) => waiting.push(resolve));
-		active++;
-		try {
-			return await task();
-		} finally {
-			active--;
-			waiting.shift()?.();
-		}
-	};
-}
-
-/** Temp homes created by a test file, removed (and checked for leftover processes) at the end. */
-export class HomeRegistry {
-	readonly homes: TempHome[] = [];
-
-	create(settings?: object): TempHome {
-		const home = new TempHome();
-		if (settings) home.writeAgentFile("settings.json", settings);
-		this.homes.push(home);
-		return home;
-	}
-
-	removeAll(): void {
-		for (const home of this.homes) home.remove();
-	}
-}
+export { pool } from "./limit.ts";
+export { HomeRegistry } from "./pi.ts";
 
 /** JSON lines of Pi's `--mode json` / `--mode rpc` stdout. */
 // biome-ignore lint/suspicious/noExplicitAny: Pi's event records are checked field by field in the tests.

@@ -61,6 +61,22 @@ export class TempHome {
 	}
 }
 
+/** Temp homes created by a test file, removed (and checked for leftover processes) at the end. */
+export class HomeRegistry {
+	readonly homes: TempHome[] = [];
+
+	create(settings?: object): TempHome {
+		const home = new TempHome();
+		if (settings) home.writeAgentFile("settings.json", settings);
+		this.homes.push(home);
+		return home;
+	}
+
+	removeAll(): void {
+		for (const home of this.homes) home.remove();
+	}
+}
+
 export interface PiResult {
 	code: number | null;
 	stdout: string;

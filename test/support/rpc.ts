@@ -324,22 +324,6 @@ export function statuses(records: readonly RpcRecord[], key = "cursor"): (string
 		.map((r) => r.statusText as string | undefined);
 }
 
-/** Runs async tasks with at most `size` in flight (Pi processes are CPU-heavy; CI machines may have 2 cores). */
-export function pool(size: number) {
-	let active = 0;
-	const waiting: (() => void)[] = [];
-	return async <T>(task: () => Promise<T>): Promise<T> => {
-		if (active >= size) await new Promise<void>((resolve) => waiting.push(resolve));
-		active++;
-		try {
-			return await task();
-		} finally {
-			active--;
-			waiting.shift()?.();
-		}
-	};
-}
-
 /**
  * `http://127.0.0.1:<port>` of a loopback port nobody listens on (connections are refused). Pass it as
  * CURSOR_BACKEND_URL to runs that must never reach a real Cursor backend, or to provoke a network failure.
@@ -352,3 +336,5 @@ export async function refusedBackendUrl(): Promise<string> {
 	if (!address || typeof address === "string") throw new Error("no loopback port");
 	return `http://127.0.0.1:${address.port}`;
 }
+
+export { pool } from "./limit.ts";

@@ -7,24 +7,9 @@ import {
 	TOOL_BOUNDARY,
 	TOOL_TAIL_GUARD,
 } from "../../src/prompt/transcript.ts";
+import { assistantMessage } from "../support/messages.ts";
 
-const assistant = (content: AssistantMessage["content"]): AssistantMessage => ({
-	role: "assistant",
-	content,
-	api: "cursor-sdk",
-	provider: "cursor",
-	model: "composer-2",
-	usage: {
-		input: 0,
-		output: 0,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 0,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	},
-	stopReason: "stop",
-	timestamp: 1,
-});
+const assistant = (content: AssistantMessage["content"]) => assistantMessage(content, 1);
 
 const conversation: Message[] = [
 	{ role: "system", content: "You are Pi. Be brief.", timestamp: 0 },

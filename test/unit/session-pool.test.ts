@@ -4,31 +4,16 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AssistantMessage, Message } from "@earendil-works/pi-ai";
+import type { Message } from "@earendil-works/pi-ai";
 import { TOOL_BOUNDARY, TOOL_TAIL_GUARD } from "../../src/prompt/transcript.ts";
 import { type PoolRequest, RESUME_ENTRY_TYPE, type ResumeHandle, SessionAgentPool } from "../../src/session/pool.ts";
 import { coverageOf } from "../../src/session/send-plan.ts";
 import { FakeCursorSdk, storeDirOf } from "../support/fake-sdk.ts";
+import { assistantMessage, systemMessage, userMessage } from "../support/messages.ts";
 
-const system: Message = { role: "system", content: "", sections: { preamble: "You are Pi." }, timestamp: 0 };
-const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
-const assistant = (text: string): AssistantMessage => ({
-	role: "assistant",
-	content: [{ type: "text", text }],
-	api: "cursor-sdk",
-	provider: "cursor",
-	model: "composer-2",
-	usage: {
-		input: 0,
-		output: 0,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 0,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	},
-	stopReason: "stop",
-	timestamp: 2,
-});
+const system = systemMessage();
+const user = userMessage;
+const assistant = (text: string) => assistantMessage(text);
 
 function request(messages: Message[], overrides: Partial<PoolRequest["setup"]> = {}): PoolRequest {
 	return {

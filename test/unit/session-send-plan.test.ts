@@ -1,43 +1,16 @@
 // planSessionSend: when the pooled Cursor conversation continues (incremental) and when it starts over (bootstrap).
 import { describe, expect, test } from "bun:test";
-import type { AssistantMessage, Message, ToolResultMessage } from "@earendil-works/pi-ai";
+import type { AssistantMessage, Message } from "@earendil-works/pi-ai";
 import { coverageOf, MAX_INCREMENTAL_SENDS, planSessionSend } from "../../src/session/send-plan.ts";
+import { assistantMessage, systemMessage, toolResultMessage, userMessage } from "../support/messages.ts";
 
 const KEY = "composer-2|key-fp|/work|all|http1=default";
 
-/** Pi 1.6 system messages: empty content and named sections; later ones patch sections by name. */
-const system = (preamble = "You are Pi."): Message => ({
-	role: "system",
-	content: "",
-	sections: { preamble },
-	timestamp: 0,
-});
-const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
-const assistant = (text: string, content: AssistantMessage["content"] = [{ type: "text", text }]): Message => ({
-	role: "assistant",
-	content,
-	api: "cursor-sdk",
-	provider: "cursor",
-	model: "composer-2",
-	usage: {
-		input: 1,
-		output: 1,
-		cacheRead: 0,
-		cacheWrite: 0,
-		totalTokens: 2,
-		cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-	},
-	stopReason: "stop",
-	timestamp: 2,
-});
-const toolResult = (id: string, text: string): ToolResultMessage => ({
-	role: "toolResult",
-	toolCallId: id,
-	toolName: "bash",
-	content: [{ type: "text", text }],
-	isError: false,
-	timestamp: 3,
-});
+const system = systemMessage;
+const user = userMessage;
+const assistant = (text: string, content: AssistantMessage["content"] = [{ type: "text", text }]): Message =>
+	assistantMessage(content);
+const toolResult = (id: string, text: string) => toolResultMessage(id, text);
 
 /** The messages of the first turn as the provider saw them: what the pool covers after it finished. */
 const turn1: Message[] = [system(), user("first question")];
