@@ -38,7 +38,8 @@ function npmPrefix(name, specs) {
 	const result = spawnSync(
 		npm,
 		["install", "--prefix", prefix, "--no-save", "--no-audit", "--no-fund", "--loglevel=error", ...specs],
-		{ stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, npm_config_package_lock: "false" } },
+		// npm's progress goes to stderr: our stdout is the tool path `ensure` prints.
+		{ stdio: ["ignore", 2, 2], env: { ...process.env, npm_config_package_lock: "false" } },
 	);
 	if (result.status !== 0) fail(`npm install ${specs.join(" ")} failed`);
 	mkdirSync(prefix, { recursive: true });

@@ -55,7 +55,7 @@ export class CursorExtension {
 		this.cache = new CatalogCache(agentDir);
 		this.pool = new SessionAgentPool(sdk, {
 			appendEntry: (customType, data) => this.pi.appendEntry(customType, data),
-			notify: (message) => this.notify(message, "warning"),
+			notify: (message) => this.notify(message, "info"),
 		});
 	}
 
