@@ -9,7 +9,7 @@ import {
 } from "@earendil-works/pi-ai";
 import type { CursorPrompt } from "../prompt/transcript.ts";
 import type { InteractionUpdate, ModelSelection, Run, SDKAgent } from "../sdk/cursor-sdk.ts";
-import { type CursorError, classifyCursorError } from "../sdk/errors.ts";
+import { type CursorError, classifyCursorError, scrubText } from "../sdk/errors.ts";
 import { quietSdkDiagnostics } from "../sdk/quiet-diagnostics.ts";
 import { type ToolActivityListener, TurnTranslator } from "./translate.ts";
 
@@ -144,7 +144,10 @@ async function runTurn(
 			if (translator.finished) {
 				await end("aborted", () => {});
 			} else if (callbackError !== undefined) {
-				const reason = classifyCursorError(callbackError, secrets).message;
+				const reason = scrubText(
+					callbackError instanceof Error ? callbackError.message : String(callbackError),
+					secrets,
+				);
 				await end("error", () =>
 					translator.fail({ kind: "backend", message: `Cursor stream translation failed: ${reason}` }),
 				);

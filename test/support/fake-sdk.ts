@@ -22,7 +22,9 @@ export type FakeStep =
 	| { hang: true }
 	| { turnEnded: { inputTokens: number; outputTokens: number } }
 	/** Ends the run with `status: "error"`. */
-	| { fail: string };
+	| { fail: string }
+	/** Delivers this value to `onDelta` as the update, as it is (e.g. a malformed update). */
+	| { raw: unknown };
 
 export interface FakeSend {
 	agentId: string;
@@ -237,6 +239,8 @@ class FakeRun {
 			} else if ("turnEnded" in step) {
 				const usage = { ...step.turnEnded, cacheReadTokens: 0, cacheWriteTokens: 0 };
 				await this.emit({ type: "turn-ended", usage } as unknown as InteractionUpdate);
+			} else if ("raw" in step) {
+				await this.emit(step.raw as InteractionUpdate);
 			} else if ("fail" in step) {
 				return this.settle({ id: this.id, status: "error", error: { message: step.fail } });
 			}
