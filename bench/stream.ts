@@ -1,8 +1,7 @@
 // Streaming benchmark: time to first token and the cost of 10,000 text deltas through pi-cursor-sdk in a real
 // `pi --mode json` run (Pi 1.6.0 on Node 24, built bundle, real @cursor/sdk, loopback fake Cursor backend), versus a
-// bare @cursor/sdk script (bench/fixtures/bare-sdk-stream.mjs, Node 24) consuming the same fake stream. Two more
-// columns explain the gap: Pi's own floor (Pi's faux provider streaming as many deltas, no SDK) and the bare SDK
-// with the JSONL agent store the extension's session pool uses. Printed, never asserted.
+// bare @cursor/sdk script (bench/fixtures/bare-sdk-stream.mjs, Node 24) consuming the same fake stream. A third
+// column shows Pi's own floor (Pi's faux provider streaming as many deltas, no SDK). Printed, never asserted.
 //
 // Run (after building the bundle):
 //   node build/toolchain.mjs --run bun build/bundle.ts
@@ -162,7 +161,6 @@ async function main(): Promise<void> {
 		return sample;
 	};
 	const bare = join(REPO_ROOT, "bench", "fixtures", "bare-sdk-stream.mjs");
-	let jsonlStores = 0;
 
 	const variants: Record<string, Variant> = {
 		"bare SDK": async (deltas, marker) =>
@@ -177,17 +175,6 @@ async function main(): Promise<void> {
 			const faux = join(REPO_ROOT, "bench", "fixtures", "faux-stream-extension.js");
 			const args = [pi, "-ne", "-e", faux, "--no-session", "--model", "faux/faux-1", "--mode", "json", "go"];
 			return runChild([node, ...args], env(deltas, marker), root, deltas, piLines);
-		},
-		"SDK+JSONL": async (deltas, marker) => {
-			const store = join(root, `jsonl-store-${jsonlStores++}`);
-			const sample = await runChild(
-				[node, bare],
-				env(deltas, marker, { BENCH_JSONL_STORE: store }),
-				root,
-				deltas,
-				bareLines,
-			);
-			return withStreamStart(sample);
 		},
 	};
 
