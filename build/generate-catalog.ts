@@ -125,7 +125,11 @@ function renderModels(models: readonly CatalogItem[], sdkVersion: string, captur
 		`export const FALLBACK_CATALOG_CAPTURED_ON = ${JSON.stringify(capturedOn)};`,
 		`export const FALLBACK_CATALOG_MODEL_COUNT = ${models.length};`,
 		"",
-		`export const FALLBACK_MODELS: readonly CatalogItem[] = ${literal(models, 0, "export const FALLBACK_MODELS: readonly CatalogItem[] = ".length)};`,
+		// One JSON string rather than an object literal: Pi's loader transpiles the bundle with Babel on first load, and
+		// a string is one token where the literal is thousands of nodes (JSON.parse is also faster to evaluate).
+		"export const FALLBACK_MODELS: readonly CatalogItem[] = JSON.parse(",
+		`\t'${JSON.stringify(models).replaceAll("\\", "\\\\").replaceAll("'", "\\'")}',`,
+		");",
 		"",
 	].join("\n");
 }

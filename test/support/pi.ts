@@ -93,7 +93,7 @@ export interface RunPiOptions {
 	timeoutMs?: number;
 }
 
-/** Runs `pi -ne -e dist/index.js <args>` to completion. */
+/** Runs `pi -ne -e <installed bundle> <args>` to completion. */
 export function runPi(args: string[], options: RunPiOptions): Promise<PiResult> {
 	const host = options.host ?? defaultHost();
 	const extensions = options.extensions ?? [BUNDLE];

@@ -40,10 +40,9 @@ describe("build/generate-catalog.ts", () => {
 		withTempDir((dir) => {
 			for (const name of GENERATED) copyFileSync(join(CATALOG_DIR, name), join(dir, name));
 			const stalePath = join(dir, GENERATED[0] as string);
-			const stale = readFileSync(stalePath, "utf8").replace(
-				'displayName: "Composer 2.5"',
-				'displayName: "Composer 2.4"',
-			);
+			const current = readFileSync(stalePath, "utf8");
+			const stale = current.replace('"displayName":"Composer 2.5"', '"displayName":"Composer 2.4"');
+			expect(stale).not.toBe(current);
 			writeFileSync(stalePath, stale);
 
 			const result = generate("--check", "--data", DATA_DIR, "--out", dir);
