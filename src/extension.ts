@@ -1,7 +1,7 @@
 import type { Model, SimpleStreamOptions } from "@earendil-works/pi-ai";
 import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { CatalogCache } from "./catalog/cache.ts";
-import { CatalogState as Catalog, type CatalogState, PROVIDER_ID, type ResolvedRow } from "./catalog/state.ts";
+import { CatalogState, PROVIDER_ID, type ResolvedRow } from "./catalog/state.ts";
 import { dropCursorLoadedContextFiles } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
 import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
@@ -32,7 +32,7 @@ type Notify = (message: string, type?: "info" | "warning" | "error") => void;
  * gets its own instance, so catalogs, agents and settings are never shared.
  */
 export class CursorExtension {
-	readonly catalog: CatalogState = new Catalog();
+	readonly catalog = new CatalogState();
 	readonly configFile: CursorSdkConfigFile;
 	private readonly cache: CatalogCache;
 	session: CursorSessionState = emptySessionState();
