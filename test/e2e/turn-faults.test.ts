@@ -9,9 +9,7 @@ import { runPi } from "../support/pi.ts";
 import {
 	ACCESS_TOKEN,
 	cursorEnv,
-	descendantProcesses,
 	HomeRegistry,
-	isAlive,
 	leakedSecrets,
 	NO_RETRY,
 	PiProcess,
@@ -19,7 +17,7 @@ import {
 	pool,
 	startTurnBackend,
 	TEST_KEY,
-	waitNoProcesses,
+	testNothingLeftBehind,
 	withOutput,
 } from "../support/pi-turn.ts";
 
@@ -346,9 +344,4 @@ describe("print mode: a signal during a hanging stream ends Pi promptly", () => 
 	}
 });
 
-test("no Pi, SDK or backend process is left behind", async () => {
-	await backend.stop();
-	expect(isAlive(backend.pid)).toBe(false);
-	expect(await waitNoProcesses(homes.homes)).toEqual([]);
-	expect(descendantProcesses()).toEqual([]);
-});
+testNothingLeftBehind(() => backend, homes);

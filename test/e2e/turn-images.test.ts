@@ -5,15 +5,13 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { FakeBackend, RunRequestSummary } from "../support/fake-backend/client.ts";
 import {
 	cursorEnv,
-	descendantProcesses,
 	HomeRegistry,
-	isAlive,
 	leakedSecrets,
 	NO_RETRY,
 	PiProcess,
 	PNG_BASE64,
 	startTurnBackend,
-	waitNoProcesses,
+	testNothingLeftBehind,
 	withOutput,
 } from "../support/pi-turn.ts";
 
@@ -127,9 +125,4 @@ test(
 	TIMEOUT_MS,
 );
 
-test("no Pi, SDK or backend process is left behind", async () => {
-	await backend.stop();
-	expect(isAlive(backend.pid)).toBe(false);
-	expect(await waitNoProcesses(homes.homes)).toEqual([]);
-	expect(descendantProcesses()).toEqual([]);
-});
+testNothingLeftBehind(() => backend, homes);

@@ -7,16 +7,14 @@ import type { FakeBackend, RunRequestSummary, Scenario } from "../support/fake-b
 import { type PiHost, piHosts, runPi } from "../support/pi.ts";
 import {
 	cursorEnv,
-	descendantProcesses,
 	HomeRegistry,
-	isAlive,
 	jsonLines,
 	leakedSecrets,
 	NO_RETRY,
 	type PiRecord,
 	pool,
 	startTurnBackend,
-	waitNoProcesses,
+	testNothingLeftBehind,
 	withOutput,
 } from "../support/pi-turn.ts";
 
@@ -350,9 +348,4 @@ describe("other Pi hosts", () => {
 	test.concurrent(`${compiled.name}: \`pi -p\` prints the streamed answer`, () => hostAnswer(compiled), TIMEOUT_MS);
 });
 
-test("no Pi, SDK or backend process is left behind", async () => {
-	await backend.stop();
-	expect(isAlive(backend.pid)).toBe(false);
-	expect(await waitNoProcesses(homes.homes)).toEqual([]);
-	expect(descendantProcesses()).toEqual([]);
-});
+testNothingLeftBehind(() => backend, homes);

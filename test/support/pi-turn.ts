@@ -1,5 +1,7 @@
 // End-to-end turn helpers: the loopback fake Cursor backend loaded with the captured catalog, a long-running Pi
 // process (RPC mode, signals), JSON-line parsing, secret and leftover-process checks.
+
+import { expect, test } from "bun:test";
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import {
@@ -8,7 +10,7 @@ import {
 	type StartFakeBackendOptions,
 	startFakeBackend,
 } from "./fake-backend/client.ts";
-import { defaultHost, type PiHost, type PiResult, type TempHome } from "./pi.ts";
+import { defaultHost, type HomeRegistry, type PiHost, type PiResult, type TempHome } from "./pi.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** The only key the fake accepts; any other key gets a 401 at the key exchange. */
@@ -249,4 +251,14 @@ export function descendantProcesses(): string[] {
 	return rows
 		.filter((row) => row.pid !== process.pid && mine.has(row.pid) && !row.args.startsWith("ps "))
 		.map((row) => `${row.pid} ${row.args}`);
+}
+
+/** The closing check of a turn test file: stop the fake, then no Pi, SDK or backend process may be left. */
+export function testNothingLeftBehind(backend: () => FakeBackend, homes: HomeRegistry): void {
+	test("no Pi, SDK or backend process is left behind", async () => {
+		await backend().stop();
+		expect(isAlive(backend().pid)).toBe(false);
+		expect(await waitNoProcesses(homes.homes)).toEqual([]);
+		expect(descendantProcesses()).toEqual([]);
+	});
 }
