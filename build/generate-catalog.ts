@@ -1,11 +1,11 @@
-// Generates the bundled offline catalog from the shared capture data:
+// Generates the bundled offline catalog from the captured data in data/:
 //   src/catalog/fallback-models.generated.ts   (sanitized Cursor.models.list() items)
 //   src/catalog/context-windows.generated.ts   (observed default/non-Max context windows)
 //
 //   bun build/generate-catalog.ts [--data <dir>] [--out <dir>] [--check]
 //
 // --data   directory holding cursor-model-catalog.json and cursor-context-windows.json
-//          (default: <repo>/../shared/data)
+//          (default: <repo>/data)
 // --out    directory to write to / compare against (default: <repo>/src/catalog)
 // --check  byte-compare instead of writing; exit 1 when a file is missing or stale
 //
@@ -98,7 +98,7 @@ function main(argv: readonly string[]): number {
 }
 
 function parseArgs(argv: readonly string[]): Options | string {
-	let dataDir = resolve(REPO_ROOT, "..", "shared", "data");
+	let dataDir = join(REPO_ROOT, "data");
 	let outDir = join(REPO_ROOT, "src", "catalog");
 	let check = false;
 	for (let index = 0; index < argv.length; index++) {

@@ -80,7 +80,7 @@ function ensurePi(version) {
 	return join(prefix, "node_modules", "@earendil-works", "pi-coding-agent");
 }
 
-/** A compiled (Bun) Pi binary built locally from Pi's npm package (recipe: shared/docs/pi-host-api.md §16). */
+/** A compiled (Bun) Pi binary built locally from Pi's npm package (the recipe Pi documents for compiled binaries). */
 function ensurePiBinary(version) {
 	const out = join(CACHE, `pi-bin-${version}`);
 	const bin = join(out, `pi${exe}`);

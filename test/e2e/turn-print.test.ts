@@ -172,7 +172,7 @@ describe("--mode json", () => {
 	}
 });
 
-// Expected ModelSelections are read off the captured catalog (/work/shared/data/cursor-model-catalog.json) and the
+// Expected ModelSelections are read off the captured catalog (data/cursor-model-catalog.json) and the
 // spec by hand, not computed with the extension's selection code:
 // - gpt-5.5: params context 272k|1m, reasoning none|low|medium|high|extra-high, fast; default variant
 //   context=1m reasoning=medium fast=false. Pi xhigh → "extra-high" (no "xhigh" value). The 1m variants all have

@@ -6,7 +6,7 @@ import { sanitizeCatalog, sanitizeContextWindows } from "../../src/catalog/sanit
 
 const REPO_ROOT = resolve(import.meta.dir, "..", "..");
 const GENERATOR = join(REPO_ROOT, "build", "generate-catalog.ts");
-const DATA_DIR = resolve(REPO_ROOT, "..", "shared", "data");
+const DATA_DIR = join(REPO_ROOT, "data");
 const CATALOG_DIR = join(REPO_ROOT, "src", "catalog");
 const GENERATED = ["fallback-models.generated.ts", "context-windows.generated.ts"];
 

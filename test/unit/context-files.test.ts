@@ -5,9 +5,9 @@ const agentDir = "/home/u/.pi/agent";
 const files = (): ContextFile[] => [
 	{ path: `${agentDir}/AGENTS.md`, content: "user agents" },
 	{ path: `${agentDir}/CLAUDE.md`, content: "user claude" },
-	{ path: "/work/repo/AGENTS.md", content: "repo agents" },
-	{ path: "/work/CLAUDE.md", content: "parent claude" },
-	{ path: "/work/repo/NOTES.md", content: "other" },
+	{ path: "/projects/repo/AGENTS.md", content: "repo agents" },
+	{ path: "/projects/CLAUDE.md", content: "parent claude" },
+	{ path: "/projects/repo/NOTES.md", content: "other" },
 ];
 const kept = (sources: Parameters<typeof dropCursorLoadedContextFiles>[2]) => {
 	const list = files();

@@ -19,7 +19,7 @@ function request(messages: Message[], overrides: Partial<PoolRequest["setup"]> =
 	return {
 		setup: { apiKey: "key_a", baseModelId: "composer-2", selection: { id: "composer-2" }, mode: "agent", ...overrides },
 		messages,
-		cwd: "/work",
+		cwd: "/projects/app",
 		settingSources: ["all"],
 		transport: "http1=default",
 	};
@@ -83,7 +83,7 @@ describe("SessionAgentPool", () => {
 		expect(second?.text).not.toContain("q1");
 		expect(second?.text.endsWith(TOOL_TAIL_GUARD)).toBe(true);
 		expect(third?.text).toContain("<latest_user_request>\nq3\n</latest_user_request>");
-		expect(sdk.agents[0]?.options.local).toMatchObject({ cwd: "/work", settingSources: ["all"] });
+		expect(sdk.agents[0]?.options.local).toMatchObject({ cwd: "/projects/app", settingSources: ["all"] });
 		expect(sdk.agents[0]?.options.local?.enableAgentRetries).toBe(false);
 	});
 

@@ -67,9 +67,9 @@ function installExitHook(): void {
 	});
 }
 
-/** Model items of the captured Cursor catalog (default: `../shared/data/cursor-model-catalog.json` beside the repo). */
+/** Model items of the captured Cursor catalog (default: the repository's `data/cursor-model-catalog.json`). */
 export function loadCapturedCatalog(
-	path = process.env.CURSOR_MODEL_CATALOG_JSON ?? join(REPO_ROOT, "..", "shared", "data", "cursor-model-catalog.json"),
+	path = process.env.CURSOR_MODEL_CATALOG_JSON ?? join(REPO_ROOT, "data", "cursor-model-catalog.json"),
 ) {
 	const data = JSON.parse(readFileSync(path, "utf8")) as { models?: unknown[]; items?: unknown[] } | unknown[];
 	if (Array.isArray(data)) return data;
