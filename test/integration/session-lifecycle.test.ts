@@ -92,7 +92,7 @@ describe("session lifecycle with a pooled agent", () => {
 		expect(h.errorMessages()).toEqual([]);
 	});
 
-	test("abort, then an immediate prompt: waits for the cancelled run instead of a busy error", async () => {
+	test("abort, then an immediate prompt: a new agent answers at once while the old run cancels, no busy error", async () => {
 		const sdk = new FakeCursorSdk();
 		sdk.cancelLatencyMs = 300; // the cancelled run keeps its agent busy for a while
 		sdk.script = (send) =>
@@ -107,11 +107,11 @@ describe("session lifecycle with a pooled agent", () => {
 		await h.session.prompt("after the abort");
 
 		const [one, hang, after] = sdk.sends;
-		expect(hang).toMatchObject({ agentId: one?.agentId, status: "cancelled" });
 		expect(after?.status).toBe("finished");
 		expect(after?.agentId).not.toBe(one?.agentId); // after an abort the conversation state is unknown
 		expect(after && isBootstrap(after)).toBe(true);
-		expect(sdk.maxRunning).toBe(1);
+		await waitFor(() => hang?.status === "cancelled"); // cancelled in the background, on its own (closed) agent
+		expect(hang?.agentId).toBe(one?.agentId);
 		expect(h.errorMessages()).toEqual([]);
 		const stops = h.events
 			.filter((e) => e.type === "message_end" && e.message.role === "assistant")

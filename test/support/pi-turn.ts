@@ -89,11 +89,21 @@ export class PiProcess {
 	private readonly listeners = new Set<() => void>();
 	private buffer = "";
 
-	constructor(args: string[], options: { host?: PiHost; home: TempHome; env?: Record<string, string | undefined> }) {
+	constructor(
+		args: string[],
+		options: {
+			host?: PiHost;
+			home: TempHome;
+			env?: Record<string, string | undefined>;
+			/** Plain Pi, without this extension (a baseline to compare with). */
+			withoutExtension?: boolean;
+		},
+	) {
 		const host = options.host ?? defaultHost();
 		const [program, ...prefix] = host.command;
 		if (!program) throw new Error(`host ${host.name} has no command`);
-		this.child = spawn(program, [...prefix, "-ne", "-e", BUNDLE, ...args], {
+		const extension = options.withoutExtension ? [] : ["-e", BUNDLE];
+		this.child = spawn(program, [...prefix, "-ne", ...extension, ...args], {
 			cwd: options.home.dir,
 			env: options.home.env(options.env),
 			stdio: ["pipe", "pipe", "pipe"],

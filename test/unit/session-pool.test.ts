@@ -8,6 +8,7 @@ import type { Message } from "@earendil-works/pi-ai";
 import { TOOL_BOUNDARY, TOOL_TAIL_GUARD } from "../../src/prompt/transcript.ts";
 import { type PoolRequest, RESUME_ENTRY_TYPE, type ResumeHandle, SessionAgentPool } from "../../src/session/pool.ts";
 import { coverageOf } from "../../src/session/send-plan.ts";
+import { TurnEnded, TurnWatch } from "../../src/turn/watch.ts";
 import { FakeCursorSdk, storeDirOf } from "../support/fake-sdk.ts";
 import { assistantMessage, systemMessage, userMessage } from "../support/messages.ts";
 
@@ -17,13 +18,23 @@ const assistant = (text: string) => assistantMessage(text);
 
 function request(messages: Message[], overrides: Partial<PoolRequest["setup"]> = {}): PoolRequest {
 	return {
-		setup: { apiKey: "key_a", baseModelId: "composer-2", selection: { id: "composer-2" }, mode: "agent", ...overrides },
+		setup: {
+			apiKey: "key_a",
+			baseModelId: "composer-2",
+			selection: { id: "composer-2" },
+			mode: "agent",
+			timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
+			...overrides,
+		},
 		messages,
 		cwd: "/projects/app",
 		settingSources: ["all"],
 		transport: "http1=default",
 	};
 }
+
+/** A turn's watch with deadlines far beyond any test. */
+const watch = (signal?: AbortSignal) => new TurnWatch(signal, { firstResponseMs: 60_000, idleMs: 60_000 });
 
 const pools: SessionAgentPool[] = [];
 
@@ -72,7 +83,7 @@ const turns = (n: number): Message[][] => {
 describe("SessionAgentPool", () => {
 	test("one agent: a bootstrap, then only the new user message", async () => {
 		const { sdk, pool } = setup();
-		for (const messages of turns(3)) await runLease(await pool.acquire(request(messages)));
+		for (const messages of turns(3)) await runLease(await pool.acquire(request(messages), watch()));
 		expect(sdk.agents.map((a) => a.agentId)).toEqual(["fake-agent-1"]);
 		const [first, second, third] = sdk.sends;
 		expect(first?.text).toContain("<pi_instructions>");
@@ -89,13 +100,13 @@ describe("SessionAgentPool", () => {
 
 	test("fileless sessions use one temporary store for their agents, removed at shutdown; no resume entries", async () => {
 		const { sdk, pool, entries } = setup();
-		await runLease(await pool.acquire(request([system, user("q1")])));
+		await runLease(await pool.acquire(request([system, user("q1")]), watch()));
 		const dir = sdk.agents[0]?.storeDir ?? "";
 		expect(existsSync(dir)).toBe(true);
 		expect(entries).toEqual([]);
 		pool.invalidate();
 		expect(sdk.agents[0]?.closed).toBe(true);
-		await runLease(await pool.acquire(request([system, user("q2")])));
+		await runLease(await pool.acquire(request([system, user("q2")]), watch()));
 		expect(sdk.agents[1]?.storeDir).toBe(dir);
 		await pool.shutdown();
 		expect(existsSync(dir)).toBe(false);
@@ -107,8 +118,8 @@ describe("SessionAgentPool", () => {
 		const storeDir = join(tempDir(), "pi-sessions", "abc");
 		pool.bind({ storeDir, resume: undefined });
 		const [t1, t2] = turns(2);
-		await runLease(await pool.acquire(request(t1 ?? [])));
-		await runLease(await pool.acquire(request(t2 ?? [])));
+		await runLease(await pool.acquire(request(t1 ?? []), watch()));
+		await runLease(await pool.acquire(request(t2 ?? []), watch()));
 		expect(entries.map((e) => e.customType)).toEqual([RESUME_ENTRY_TYPE, RESUME_ENTRY_TYPE]);
 		const last = entries[1]?.data as ResumeHandle;
 		expect(last).toMatchObject({ agentId: "fake-agent-1", storeDir, coverage: { count: 4, incrementalSends: 1 } });
@@ -120,11 +131,11 @@ describe("SessionAgentPool", () => {
 	test("an error or abort drops the agent: the next turn bootstraps a new one", async () => {
 		const { sdk, pool } = setup();
 		const [t1, t2, t3] = turns(3);
-		await runLease(await pool.acquire(request(t1 ?? [])));
-		const lease = await pool.acquire(request(t2 ?? []));
+		await runLease(await pool.acquire(request(t1 ?? []), watch()));
+		const lease = await pool.acquire(request(t2 ?? []), watch());
 		await (await lease.agent.send(lease.prompt.text)).wait();
 		await lease.release("aborted");
-		await runLease(await pool.acquire(request(t3 ?? [])));
+		await runLease(await pool.acquire(request(t3 ?? []), watch()));
 		expect(sdk.agents.map((a) => [a.agentId, a.closed])).toEqual([
 			["fake-agent-1", true],
 			["fake-agent-2", false],
@@ -135,11 +146,18 @@ describe("SessionAgentPool", () => {
 	test("a different model or API key recreates the agent (bootstrap); the same ones keep it", async () => {
 		const { sdk, pool } = setup();
 		const [t1, t2, t3, t4] = turns(4);
-		await runLease(await pool.acquire(request(t1 ?? [])));
-		await runLease(await pool.acquire(request(t2 ?? [], { baseModelId: "gpt-5.5", selection: { id: "gpt-5.5" } })));
-		await runLease(await pool.acquire(request(t3 ?? [], { baseModelId: "gpt-5.5", selection: { id: "gpt-5.5" } })));
+		await runLease(await pool.acquire(request(t1 ?? []), watch()));
 		await runLease(
-			await pool.acquire(request(t4 ?? [], { apiKey: "key_b", baseModelId: "gpt-5.5", selection: { id: "gpt-5.5" } })),
+			await pool.acquire(request(t2 ?? [], { baseModelId: "gpt-5.5", selection: { id: "gpt-5.5" } }), watch()),
+		);
+		await runLease(
+			await pool.acquire(request(t3 ?? [], { baseModelId: "gpt-5.5", selection: { id: "gpt-5.5" } }), watch()),
+		);
+		await runLease(
+			await pool.acquire(
+				request(t4 ?? [], { apiKey: "key_b", baseModelId: "gpt-5.5", selection: { id: "gpt-5.5" } }),
+				watch(),
+			),
 		);
 		expect(sdk.sends.map((s) => [s.agentId, s.text.includes("<pi_instructions>")])).toEqual([
 			["fake-agent-1", true],
@@ -151,7 +169,7 @@ describe("SessionAgentPool", () => {
 
 	test("after 20 incremental sends the 22nd turn bootstraps a new agent", async () => {
 		const { sdk, pool } = setup();
-		for (const messages of turns(23)) await runLease(await pool.acquire(request(messages)));
+		for (const messages of turns(23)) await runLease(await pool.acquire(request(messages), watch()));
 		const bootstraps = sdk.sends.filter((s) => s.text.includes("<pi_instructions>")).map((s) => s.agentId);
 		expect(bootstraps).toEqual(["fake-agent-1", "fake-agent-2"]);
 		expect(sdk.sends.filter((s) => s.agentId === "fake-agent-1")).toHaveLength(21);
@@ -168,11 +186,11 @@ describe("SessionAgentPool", () => {
 			notify: () => {},
 		});
 		first.bind({ storeDir, resume: undefined });
-		await runLease(await first.acquire(request(t1 ?? [])));
+		await runLease(await first.acquire(request(t1 ?? []), watch()));
 		first.shutdown();
 
 		pool.bind({ storeDir, resume: entries.at(-1) });
-		await runLease(await pool.acquire(request(t2 ?? [])));
+		await runLease(await pool.acquire(request(t2 ?? []), watch()));
 		expect(sdk.agents.map((a) => [a.agentId, a.origin])).toEqual([
 			["fake-agent-1", "create"],
 			["fake-agent-1", "resume"],
@@ -191,7 +209,7 @@ describe("SessionAgentPool", () => {
 			coverage: coverageOf(pool.poolKey(request(messages)), messages.slice(0, 2), 0),
 		};
 		pool.bind({ storeDir: handle.storeDir, resume: handle });
-		await runLease(await pool.acquire(request(messages)));
+		await runLease(await pool.acquire(request(messages), watch()));
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toStartWith("Could not resume the previous Cursor conversation");
 		expect(sdk.agents.map((a) => [a.agentId, a.origin])).toEqual([["fake-agent-1", "create"]]);
@@ -208,7 +226,7 @@ describe("SessionAgentPool", () => {
 			coverage: { poolKey: "other", count: 2, fingerprint: "f", instructions: "i", incrementalSends: 0 },
 		};
 		pool.bind({ storeDir: handle.storeDir, resume: handle });
-		await runLease(await pool.acquire(request(t2 ?? [])));
+		await runLease(await pool.acquire(request(t2 ?? []), watch()));
 		expect(sdk.agents.map((a) => a.origin)).toEqual(["create"]);
 		expect(notices).toEqual([]);
 	});
@@ -224,7 +242,7 @@ describe("SessionAgentPool", () => {
 			coverage: coverageOf(pool.poolKey(request(messages)), messages.slice(0, 2), 0),
 		};
 		pool.bind({ storeDir: join(tempDir(), "fork-store"), resume: handle });
-		await runLease(await pool.acquire(request(messages)));
+		await runLease(await pool.acquire(request(messages), watch()));
 		expect(sdk.agents.map((a) => [a.agentId, a.origin])).toEqual([["fake-agent-1", "create"]]);
 		expect(sdk.sends[0]?.text).toContain("<pi_instructions>");
 		expect(notices).toEqual([]);
@@ -233,8 +251,8 @@ describe("SessionAgentPool", () => {
 	test("summaries: a fresh tool-less agent on a temporary store; the pooled agent is untouched", async () => {
 		const { sdk, pool } = setup();
 		const [t1, t2] = turns(2);
-		await runLease(await pool.acquire(request(t1 ?? [])));
-		const summary = await pool.acquireForSummary(request([system, user("summarize this")], { mode: "plan" }));
+		await runLease(await pool.acquire(request(t1 ?? []), watch()));
+		const summary = await pool.acquireForSummary(request([system, user("summarize this")], { mode: "plan" }), watch());
 		const record = sdk.agents[1];
 		expect(record?.options).toMatchObject({ mode: "agent", tools: [] });
 		expect(record?.options.local?.settingSources).toEqual([]);
@@ -246,7 +264,7 @@ describe("SessionAgentPool", () => {
 		await runLease(summary);
 		expect(record?.closed).toBe(true);
 		expect(existsSync(dir)).toBe(false);
-		await runLease(await pool.acquire(request(t2 ?? [])));
+		await runLease(await pool.acquire(request(t2 ?? []), watch()));
 		expect(sdk.sends.at(-1)).toMatchObject({ agentId: "fake-agent-1", index: 2 });
 	});
 
@@ -254,10 +272,10 @@ describe("SessionAgentPool", () => {
 		const { sdk, pool } = setup();
 		sdk.script = (send) => (send.index === 1 ? [{ delay: 150 }, { text: "slow" }] : [{ text: "fast" }]);
 		const [t1, t2] = turns(2);
-		const first = await pool.acquire(request(t1 ?? []));
+		const first = await pool.acquire(request(t1 ?? []), watch());
 		const run = await first.agent.send(first.prompt.text);
 		let secondAcquired = false;
-		const second = pool.acquire(request(t2 ?? [])).then((lease) => {
+		const second = pool.acquire(request(t2 ?? []), watch()).then((lease) => {
 			secondAcquired = true;
 			return lease;
 		});
@@ -272,11 +290,38 @@ describe("SessionAgentPool", () => {
 		]);
 	});
 
+	test("busy: Pi's abort ends the wait for the previous run at once, and the claim stays with the running turn", async () => {
+		const { sdk, pool } = setup();
+		sdk.script = (send) => (send.agentId === "fake-agent-1" ? [{ hang: true }] : [{ text: "ok" }]);
+		const [t1, t2, t3] = turns(3);
+		const first = await pool.acquire(request(t1 ?? []), watch());
+		const run = await first.agent.send(first.prompt.text);
+		const abort = new AbortController();
+		const waiting = pool.acquire(request(t2 ?? []), watch(abort.signal));
+		await new Promise((r) => setTimeout(r, 30));
+		const abortedAt = Date.now();
+		abort.abort();
+		await expect(waiting).rejects.toBeInstanceOf(TurnEnded);
+		expect(Date.now() - abortedAt).toBeLessThan(100);
+		// The aborted waiter never held the claim: the next turn still waits for the first one.
+		let thirdAcquired = false;
+		const third = pool.acquire(request(t3 ?? []), watch()).then((lease) => {
+			thirdAcquired = true;
+			return lease;
+		});
+		await new Promise((r) => setTimeout(r, 30));
+		expect(thirdAcquired).toBe(false);
+		await run.cancel();
+		await first.release("aborted");
+		await runLease(await third);
+		expect(sdk.sends.map((s) => s.status)).toEqual(["cancelled", "finished"]);
+	});
+
 	test("busy: concurrent acquisitions queue one behind the other (never two runs at once, no leaked agent)", async () => {
 		const { sdk, pool } = setup();
 		sdk.script = () => [{ delay: 30 }, { text: "ok" }];
 		const [t1] = turns(1);
-		await Promise.all([0, 1, 2].map(async () => runLease(await pool.acquire(request(t1 ?? [])))));
+		await Promise.all([0, 1, 2].map(async () => runLease(await pool.acquire(request(t1 ?? []), watch()))));
 		expect(sdk.sends).toHaveLength(3);
 		expect(sdk.sends.every((s) => s.status === "finished")).toBe(true);
 		expect(sdk.maxRunning).toBe(1);
@@ -288,15 +333,15 @@ describe("SessionAgentPool", () => {
 		const { sdk, pool } = setup({ busyWaitMs: 300 });
 		sdk.script = (send) => (send.agentId === "fake-agent-1" ? [{ hang: true }] : [{ delay: 100 }, { text: "ok" }]);
 		const [t1, t2, t3] = turns(3);
-		const stuck = await pool.acquire(request(t1 ?? []));
+		const stuck = await pool.acquire(request(t1 ?? []), watch());
 		await stuck.agent.send(stuck.prompt.text);
-		const second = await pool.acquire(request(t2 ?? [])); // after ~300 ms: the stuck agent is replaced
+		const second = await pool.acquire(request(t2 ?? []), watch()); // after ~300 ms: the stuck agent is replaced
 		expect(sdk.agents[0]?.closed).toBe(true);
 		expect(second.agent.agentId).toBe("fake-agent-2");
 		const secondRun = await second.agent.send(second.prompt.text);
 		await stuck.release("aborted"); // the abandoned turn ends late
 		let thirdAcquired = false;
-		const third = pool.acquire(request(t3 ?? [])).then((lease) => {
+		const third = pool.acquire(request(t3 ?? []), watch()).then((lease) => {
 			thirdAcquired = true;
 			return lease;
 		});
@@ -321,10 +366,10 @@ describe("SessionAgentPool", () => {
 			dir = storeDirOf(options);
 			throw new Error("[unauthenticated] bad key");
 		};
-		await expect(pool.acquire(request([system, user("q1")]))).rejects.toThrow("bad key");
+		await expect(pool.acquire(request([system, user("q1")]), watch())).rejects.toThrow("bad key");
 		expect(dir).toBeString();
 		sdk.createAgent = original;
-		await runLease(await pool.acquire(request([system, user("q1")])));
+		await runLease(await pool.acquire(request([system, user("q1")]), watch()));
 		expect(sdk.agents.length).toBe(before + 1);
 		await pool.shutdown();
 		expect(existsSync(dir ?? "")).toBe(false);

@@ -131,6 +131,8 @@ describe("readCursorEnv", () => {
 			disableModelCache: false,
 			modelCacheTtlMs: 86_400_000,
 			modelRefreshTimeoutMs: 15_000,
+			firstResponseTimeoutMs: 45_000,
+			streamIdleTimeoutMs: 300_000,
 		});
 	});
 
@@ -144,6 +146,8 @@ describe("readCursorEnv", () => {
 				PI_CURSOR_SDK_DISABLE_MODEL_CACHE: "yes",
 				PI_CURSOR_SDK_MODEL_CACHE_TTL_MS: "60000",
 				PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "2000",
+				PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "3000",
+				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "2147483647",
 			}),
 		).toEqual({
 			useHttp1: true,
@@ -153,6 +157,8 @@ describe("readCursorEnv", () => {
 			disableModelCache: true,
 			modelCacheTtlMs: 60_000,
 			modelRefreshTimeoutMs: 2_000,
+			firstResponseTimeoutMs: 3_000,
+			streamIdleTimeoutMs: 2_147_483_647,
 		});
 	});
 
@@ -161,6 +167,18 @@ describe("readCursorEnv", () => {
 			expect(readCursorEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: value }).modelRefreshTimeoutMs).toBe(15_000);
 		}
 		expect(readCursorEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "1" }).modelRefreshTimeoutMs).toBe(1);
+	});
+
+	test("turn deadlines take decimal milliseconds from 1 to 2^31 − 1, anything else keeps the default", () => {
+		for (const value of ["0", "-5", "1.5", " 100", "100 ", "1e3", "abc", "", "2147483648"]) {
+			const env = readCursorEnv({
+				PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: value,
+				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: value,
+			});
+			expect([env.firstResponseTimeoutMs, env.streamIdleTimeoutMs]).toEqual([45_000, 300_000]);
+		}
+		const env = readCursorEnv({ PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "1", PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "250" });
+		expect([env.firstResponseTimeoutMs, env.streamIdleTimeoutMs]).toEqual([1, 250]);
 	});
 
 	test("HTTP/1.1 is tri-state and unrecognized footer values keep the default", () => {
