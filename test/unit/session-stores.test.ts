@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { persistentStore, removeStore, sessionStoreDir, stateRoot, temporaryStore } from "../../src/session/stores.ts";
+import { persistentStore, removeStore, sessionStoreDir, temporaryStore } from "../../src/session/stores.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "session-stores-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -29,31 +29,6 @@ describe("sessionStoreDir", () => {
 			expect(dirname(dir)).toBe("/state/pi-sessions");
 			expect(basename(dir)).toMatch(/^[0-9a-f]{24}$/);
 		}
-	});
-});
-
-describe("stateRoot", () => {
-	const sdkDefault = () => "/home/u/.cursor/projects/work/sdk-agent-store/abc";
-
-	test("PI_CURSOR_SDK_STATE_ROOT wins when it is an absolute path (trimmed)", () => {
-		expect(stateRoot({ PI_CURSOR_SDK_STATE_ROOT: "/custom/root" }, sdkDefault)).toBe("/custom/root");
-		expect(stateRoot({ PI_CURSOR_SDK_STATE_ROOT: "  /custom/root  " }, sdkDefault)).toBe("/custom/root");
-	});
-
-	test("unset, blank or relative values fall back to the SDK default for the cwd", () => {
-		expect(stateRoot({}, sdkDefault)).toBe(sdkDefault());
-		expect(stateRoot({ PI_CURSOR_SDK_STATE_ROOT: "" }, sdkDefault)).toBe(sdkDefault());
-		expect(stateRoot({ PI_CURSOR_SDK_STATE_ROOT: "   " }, sdkDefault)).toBe(sdkDefault());
-		expect(stateRoot({ PI_CURSOR_SDK_STATE_ROOT: "relative/root" }, sdkDefault)).toBe(sdkDefault());
-	});
-
-	test("the SDK default is only computed when needed", () => {
-		let calls = 0;
-		stateRoot({ PI_CURSOR_SDK_STATE_ROOT: "/x" }, () => {
-			calls++;
-			return "/y";
-		});
-		expect(calls).toBe(0);
 	});
 });
 

@@ -120,7 +120,7 @@ describe("invalid files: one warning, ignored parts, never rewritten", () => {
 			name: "local.useHttp1ForAgent is not a boolean",
 			text: '{"local":{"useHttp1ForAgent":"true","storeRoot":"/x"},"fastDefaults":{"a":false}}',
 			expect: [/"local\.useHttp1ForAgent" must be true or false \(found "true"\)/],
-			config: { local: {}, fastDefaults: { a: false } },
+			config: { local: { storeRoot: "/x" }, fastDefaults: { a: false } },
 		},
 		{
 			name: "local is not an object",
@@ -421,5 +421,47 @@ describe("concurrency and locking", () => {
 		const result = await new CursorSdkConfigFile(file, { lockTimeoutMs: 5_000 }).setFastDefault("x", true);
 		expect(result).toMatchObject({ ok: true, written: true });
 		expect(fs.existsSync(lock)).toBe(false);
+	});
+});
+
+describe("local agent settings and subagents", () => {
+	test("local.autoReview, local.sandboxOptions.enabled, local.storeRoot and raw subagents are read", () => {
+		const parsed = parseUserConfigText(
+			JSON.stringify({
+				local: { autoReview: true, sandboxOptions: { enabled: true, extra: 1 }, storeRoot: "relative/kept" },
+				subagents: { reviewer: { description: "d", prompt: "p" }, broken: 3 },
+			}),
+			"f",
+		);
+		expect(parsed.warning).toBeUndefined();
+		expect(parsed.config.local).toEqual({
+			autoReview: true,
+			sandboxOptions: { enabled: true },
+			storeRoot: "relative/kept",
+		});
+		// Entries are validated one by one later: a bad entry does not make the file invalid.
+		expect({ ...parsed.config.subagents }).toEqual({ reviewer: { description: "d", prompt: "p" }, broken: 3 });
+	});
+
+	test("wrong types are reported and the file is never rewritten", async () => {
+		const text = JSON.stringify({ local: { autoReview: "yes", sandboxOptions: true, storeRoot: 5 }, subagents: [] });
+		const parsed = parseUserConfigText(text, "f");
+		for (const field of ["local.autoReview", "local.sandboxOptions", "local.storeRoot", "subagents"]) {
+			expect(parsed.warning).toContain(`"${field}"`);
+		}
+		writeRaw(text);
+		const result = await new CursorSdkConfigFile(file).setFastDefault("x", true);
+		expect(result).toMatchObject({ ok: false, reason: "invalid-file" });
+		expect(fs.readFileSync(file, "utf8")).toBe(text);
+	});
+
+	test("an unrelated save keeps subagents and local settings as they are", async () => {
+		const document = {
+			subagents: { constructor: { description: "d", prompt: "p", model: "inherit" } },
+			local: { autoReview: true, sandboxOptions: { enabled: false }, storeRoot: "/srv/state" },
+		};
+		writeRaw(JSON.stringify(document));
+		expect(await new CursorSdkConfigFile(file).setFastDefault("composer-2", true)).toMatchObject({ ok: true });
+		expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ ...document, fastDefaults: { "composer-2": true } });
 	});
 });

@@ -1,0 +1,57 @@
+// Cursor's local safety controls (auto-review, sandbox): off unless something explicitly turns them on. Pure.
+import type { CursorSdkUserConfig } from "./config-file.ts";
+import { type EnvRecord, parseBooleanSetting } from "./env.ts";
+
+export const ENV_AUTO_REVIEW = "PI_CURSOR_AUTO_REVIEW";
+export const ENV_SANDBOX = "PI_CURSOR_SANDBOX";
+
+export interface SafetyInput {
+	/** `--cursor-auto-review` / `--cursor-sandbox` (`true` when given). */
+	readonly flags?: { readonly autoReview?: unknown; readonly sandbox?: unknown };
+	readonly env?: EnvRecord;
+	/** The trusted project `.pi/cursor-sdk.json` (absent when the project is not trusted). */
+	readonly project?: CursorSdkUserConfig;
+	readonly user?: CursorSdkUserConfig;
+}
+
+export interface SafetySettings {
+	readonly autoReview: boolean;
+	readonly sandbox: boolean;
+}
+
+/** flag (only turns on) > env (true/false) > trusted project config > user config > off. */
+function resolveOne(flag: unknown, env: string | undefined, project: unknown, user: unknown): boolean {
+	if (flag === true) return true;
+	const fromEnv = parseBooleanSetting(env);
+	if (fromEnv !== undefined) return fromEnv;
+	if (typeof project === "boolean") return project;
+	return user === true;
+}
+
+export function resolveSafety(input: SafetyInput): SafetySettings {
+	return {
+		autoReview: resolveOne(
+			input.flags?.autoReview,
+			input.env?.[ENV_AUTO_REVIEW],
+			input.project?.local?.autoReview,
+			input.user?.local?.autoReview,
+		),
+		sandbox: resolveOne(
+			input.flags?.sandbox,
+			input.env?.[ENV_SANDBOX],
+			input.project?.local?.sandboxOptions?.enabled,
+			input.user?.local?.sandboxOptions?.enabled,
+		),
+	};
+}
+
+/** The `local` options to add to `Agent.create`: only the enabled controls (nothing at all when both are off). */
+export function safetyAgentOptions(safety: SafetySettings): {
+	autoReview?: true;
+	sandboxOptions?: { enabled: true };
+} {
+	return {
+		...(safety.autoReview ? { autoReview: true as const } : {}),
+		...(safety.sandbox ? { sandboxOptions: { enabled: true as const } } : {}),
+	};
+}
