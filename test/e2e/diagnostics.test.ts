@@ -1,0 +1,252 @@
+// Diagnostics a user runs when something is off, end to end (real `pi`, the built bundle, the real @cursor/sdk, the
+// loopback fake backend): /cursor-doctor in print mode (healthy, rejected key, stale native override, a failed
+// turn), the PI_CURSOR_SDK_EVENT_DEBUG capture, and context windows learned from a run's checkpoint.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { LEARNED_WINDOWS_FILENAME } from "../../src/catalog/learned-windows.ts";
+import { EVENT_CAPTURE_DIR } from "../../src/usage/event-capture.ts";
+import type { FakeBackend } from "../support/fake-backend/client.ts";
+import { parseModelTable, piHosts, runPi } from "../support/pi.ts";
+import {
+	cursorEnv,
+	HomeRegistry,
+	leakedSecrets,
+	NO_RETRY,
+	pool,
+	startTurnBackend,
+	testNothingLeftBehind,
+	withOutput,
+} from "../support/pi-turn.ts";
+import { isNotify, startRpcPi } from "../support/rpc.ts";
+
+const TIMEOUT_MS = 150_000;
+const homes = new HomeRegistry();
+const limit = pool(3);
+let backend: FakeBackend;
+let rejecting: FakeBackend;
+
+/** A protobuf varint. */
+function varint(value: number): number[] {
+	const bytes: number[] = [];
+	let rest = value;
+	while (rest > 0x7f) {
+		bytes.push((rest & 0x7f) | 0x80);
+		rest = Math.floor(rest / 128);
+	}
+	bytes.push(rest);
+	return bytes;
+}
+
+/** `AgentServerMessage{conversation_checkpoint_update: {token_details: {used_tokens, max_tokens}}}` as hex. */
+function checkpointHex(usedTokens: number, maxTokens: number): string {
+	const details = [0x08, ...varint(usedTokens), 0x10, ...varint(maxTokens)];
+	const state = [0x2a, details.length, ...details];
+	const message = [0x1a, state.length, ...state];
+	return Buffer.from(message).toString("hex");
+}
+
+const LEARNED_WINDOW = 150_000;
+
+beforeAll(async () => {
+	const scenarioMap = {
+		"[[diag:answer]]": {
+			name: "answer",
+			steps: [
+				{ thinking: "Checking." },
+				{ text: "Diagnostics " },
+				{ text: "answer." },
+				{ turnEnded: { inputTokens: 40, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+			],
+		},
+		"[[diag:learn]]": {
+			name: "learn",
+			steps: [
+				{ text: "learned" },
+				{ rawHex: checkpointHex(1_234, LEARNED_WINDOW) },
+				{ turnEnded: { inputTokens: 10, outputTokens: 1 } },
+			],
+		},
+		"[[diag:fail]]": { name: "fail", steps: [{ error: { code: "internal", message: "the fake backend broke" } }] },
+	};
+	[backend, rejecting] = await Promise.all([
+		startTurnBackend({ scenarioMap }),
+		startTurnBackend({ rest: { routes: { "GET /v1/me": { status: 401 } } } }),
+	]);
+});
+
+afterAll(() => homes.removeAll());
+
+function doctor(env: Record<string, string | undefined>) {
+	return limit(() => runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], { home: homes.create(), env }));
+}
+
+test(
+	"/cursor-doctor in print mode against the healthy fake: every check ok, report on stderr, stdout clean, no key",
+	async () => {
+		const result = await doctor(cursorEnv(backend));
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(result.stdout).toBe("");
+			expect(result.stderr).toContain("Cursor doctor");
+			expect(result.stderr).toContain("[ok  ] API key source: from CURSOR_API_KEY");
+			expect(result.stderr).toContain("[ok  ] Cursor accepts the key");
+			expect(result.stderr).toContain("@cursor/sdk 1.0.32");
+			expect(result.stderr).not.toContain("[WARN]");
+			expect(result.stderr).not.toContain("[FAIL]");
+			expect(result.stderr).toContain("All checks passed.");
+			expect(leakedSecrets(result.stderr + result.stdout)).toEqual([]);
+		});
+	},
+	TIMEOUT_MS,
+);
+
+for (const host of piHosts().slice(1)) {
+	test(
+		`/cursor-doctor in print mode on ${host.name}`,
+		async () => {
+			const result = await limit(() =>
+				runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], {
+					host,
+					home: homes.create(),
+					env: cursorEnv(backend),
+				}),
+			);
+			withOutput(result, () => {
+				expect(result.code).toBe(0);
+				expect(result.stdout).toBe("");
+				expect(result.stderr).toContain("[ok  ] Cursor accepts the key");
+				expect(result.stderr).toContain("@cursor/sdk 1.0.32");
+				expect(result.stderr).not.toContain("[FAIL]");
+			});
+		},
+		TIMEOUT_MS,
+	);
+}
+
+test(
+	"/cursor-doctor when Cursor rejects the key (HTTP 401): the key check fails with the fix",
+	async () => {
+		const result = await doctor(cursorEnv(rejecting));
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(result.stderr).toContain("[FAIL] Cursor accepts the key: Cursor rejected the key");
+			expect(result.stderr).toContain("fix: the key is wrong, expired or revoked");
+			expect(result.stderr).toContain("Cursor will not work until the failures are fixed.");
+			expect(leakedSecrets(result.stderr + result.stdout)).toEqual([]);
+		});
+	},
+	TIMEOUT_MS,
+);
+
+test(
+	"/cursor-doctor with a stale explicit CURSOR_TREE_SITTER_VENDOR_DIR: a warning naming the variable",
+	async () => {
+		const home = homes.create();
+		const stale = join(home.dir, "old-install", "vendor");
+		const result = await limit(() =>
+			runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], {
+				home,
+				env: cursorEnv(backend, { CURSOR_TREE_SITTER_VENDOR_DIR: stale }),
+			}),
+		);
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(result.stderr).toContain(`[WARN] Native shell parser: CURSOR_TREE_SITTER_VENDOR_DIR=${stale}`);
+			expect(result.stderr).toContain("fix: unset CURSOR_TREE_SITTER_VENDOR_DIR");
+			expect(result.stderr).not.toContain("[FAIL]");
+		});
+	},
+	TIMEOUT_MS,
+);
+
+test(
+	"after a failed turn, /cursor-doctor over RPC names the session's last (scrubbed) error",
+	async () => {
+		const home = homes.create({ ...NO_RETRY });
+		const pi = startRpcPi(["--model", "cursor/composer-2"], { home, env: cursorEnv(backend), lifetimeMs: TIMEOUT_MS });
+		await pi.ready();
+		const from = pi.mark();
+		await pi.prompt("[[diag:fail]] please");
+		await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 30_000 });
+		const at = pi.mark();
+		await pi.prompt("/cursor-doctor");
+		const report = String((await pi.waitFor(isNotify("Cursor doctor"), { from: at })).message);
+		expect(report).toContain("[WARN] Last Cursor error in this session:");
+		expect(report).toContain("the fake backend broke");
+		expect(leakedSecrets(report)).toEqual([]);
+		expect((await pi.close()).code).toBe(0);
+	},
+	TIMEOUT_MS,
+);
+
+test(
+	"PI_CURSOR_SDK_EVENT_DEBUG=1: a private capture of the run's SDK events, its path shown once, no key",
+	async () => {
+		const home = homes.create();
+		const stateRoot = join(home.dir, "state");
+		const result = await limit(() =>
+			runPi(["--model", "cursor/composer-2", "-p", "[[diag:answer]] hello"], {
+				home,
+				env: cursorEnv(backend, { PI_CURSOR_SDK_EVENT_DEBUG: "1", PI_CURSOR_SDK_STATE_ROOT: stateRoot }),
+			}),
+		);
+		const dir = join(stateRoot, EVENT_CAPTURE_DIR);
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(result.stdout).toContain("Diagnostics answer.");
+			expect(result.stdout).not.toContain(EVENT_CAPTURE_DIR);
+			expect(existsSync(dir)).toBe(true);
+		});
+		const files = readdirSync(dir);
+		expect(files).toHaveLength(1);
+		const file = join(dir, files[0] as string);
+		expect(statSync(file).mode & 0o777).toBe(0o600);
+		expect(result.stderr.split(file).length - 1).toBe(1); // the path is shown exactly once
+		const text = readFileSync(file, "utf8");
+		const events = text
+			.trim()
+			.split("\n")
+			.map((line) => JSON.parse(line) as { event: string; ms?: number; update?: { type?: string; text?: string } });
+		expect(events[0]?.event).toBe("send-started");
+		expect(events.at(-1)?.event).toBe("send-ended");
+		const types = events.filter((e) => e.event === "delta").map((e) => e.update?.type);
+		expect(types).toContain("thinking-delta");
+		expect(types).toContain("text-delta");
+		expect(types).toContain("turn-ended");
+		const texts = events.filter((e) => e.update?.type === "text-delta").map((e) => e.update?.text);
+		expect(texts.join("")).toBe("Diagnostics answer.");
+		for (const event of events.filter((e) => e.event === "delta")) expect(event.ms).toBeGreaterThanOrEqual(0);
+		expect(leakedSecrets(text)).toEqual([]);
+	},
+	TIMEOUT_MS,
+);
+
+test(
+	"a run on a model without a context parameter teaches its window: the next start lists the learned one",
+	async () => {
+		const home = homes.create();
+		const env = cursorEnv(backend);
+		const windowOf = async (id: string) => {
+			const list = await runPi(["--list-models", "cursor"], { home, env });
+			return parseModelTable(list.stdout).find((row) => row.model === id)?.context;
+		};
+		expect(await windowOf("composer-2")).toBe("200K");
+		const run = await limit(() => runPi(["--model", "cursor/composer-2", "-p", "[[diag:learn]] hi"], { home, env }));
+		withOutput(run, () => expect(run.code).toBe(0));
+		const cache = join(home.agentDir, LEARNED_WINDOWS_FILENAME);
+		expect(statSync(cache).mode & 0o777).toBe(0o600);
+		expect(JSON.parse(readFileSync(cache, "utf8")).windows["composer-2"].maxTokens).toBe(LEARNED_WINDOW);
+		expect(await windowOf("composer-2")).toBe("150K");
+		expect(await windowOf("composer-2:fast")).toBe("150K");
+		// models with a context parameter keep the window their id names
+		expect(await windowOf("gpt-5.5@272k")).toBe("272K");
+	},
+	TIMEOUT_MS,
+);
+
+test("the second backend stops", async () => {
+	await rejecting.stop();
+});
+
+testNothingLeftBehind(() => backend, homes);
