@@ -1,15 +1,26 @@
 import type { Model, SimpleStreamOptions } from "@earendil-works/pi-ai";
-import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
+import {
+	type ExtensionAPI,
+	type ExtensionContext,
+	getAgentDir,
+	hasTrustRequiringProjectResources,
+} from "@earendil-works/pi-coding-agent";
 import { CatalogCache } from "./catalog/cache.ts";
+import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
+import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID, type ResolvedRow } from "./catalog/state.ts";
 import { dropCursorLoadedContextFiles } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
+import { CursorReplay } from "./replay/replay.ts";
 import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import type { CursorError } from "./sdk/errors.ts";
+import { installMcpTimeouts, type McpTimeoutInstall, mcpTimeoutNotices } from "./sdk/mcp-timeouts.ts";
 import { applyNativePaths, locateNativePaths } from "./sdk/native-paths.ts";
+import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { buildModelSelection } from "./selection.ts";
 import { resumeHandleOf, SessionAgentPool } from "./session/pool.ts";
-import { sessionStoreDir, stateRoot } from "./session/stores.ts";
+import { chooseStoreRoot } from "./session/store-root.ts";
+import { SessionStoreScope } from "./session/store-scope.ts";
 import { CursorSdkConfigFile, type CursorSdkUserConfig, userConfigPath } from "./settings/config-file.ts";
 import {
 	type CursorModelInput,
@@ -20,10 +31,15 @@ import {
 	STATUS_KEY,
 } from "./settings/effective.ts";
 import { readBooleanEnv, readCursorEnv } from "./settings/env.ts";
+import { LocalAgentConfig } from "./settings/local-config.ts";
+import { approveOverride } from "./settings/project-config.ts";
+import { resolveSafety, safetyAgentOptions } from "./settings/safety.ts";
 import { type CursorSessionState, emptySessionState, restoreSessionState } from "./settings/session-state.ts";
+import { catalogSubagentResolver } from "./settings/subagents.ts";
 import type { TurnRuntime, TurnSetup } from "./turn/stream.ts";
 import { registerCommands } from "./ui/commands.ts";
-import { FLAG_FAST, FLAG_MODE, FLAG_NO_FAST, registerFlags } from "./ui/flags.ts";
+import { FLAG_AUTO_REVIEW, FLAG_FAST, FLAG_MODE, FLAG_NO_FAST, FLAG_SANDBOX, registerFlags } from "./ui/flags.ts";
+import { Accounting } from "./usage/accounting.ts";
 
 type Notify = (message: string, type?: "info" | "warning" | "error") => void;
 
@@ -32,7 +48,7 @@ type Notify = (message: string, type?: "info" | "warning" | "error") => void;
  * gets its own instance, so catalogs, agents and settings are never shared.
  */
 export class CursorExtension {
-	readonly catalog = new CatalogState();
+	readonly catalog: CatalogState;
 	readonly configFile: CursorSdkConfigFile;
 	private readonly cache: CatalogCache;
 	session: CursorSessionState = emptySessionState();
@@ -43,25 +59,56 @@ export class CursorExtension {
 	/** The HTTP/1.1 value we last gave `Cursor.configure` (undefined: never configured by us). */
 	private appliedHttp1: boolean | undefined;
 	readonly pool: SessionAgentPool;
+	private readonly sockets = new SdkSockets();
+	/** Cursor's own tool calls replayed as Pi tool cards (src/replay/). */
+	readonly replay: CursorReplay;
+	/** User + trusted project `cursor-sdk.json`, re-read each turn (subagents, safety controls, store root). */
+	readonly local: LocalAgentConfig;
+	/** The persisted session's store under the chosen state root. */
+	readonly stores = new SessionStoreScope();
+	/** Usage ledger, SDK event capture, learned context windows, lineage and capability notices. */
+	readonly accounting: Accounting;
 	/** Abort signals of compaction and tree summaries: Pi's only public marker of those requests. */
 	private readonly summarySignals = new WeakSet<AbortSignal>();
+	/** The SDK's MCP timeouts as installed at load (src/sdk/mcp-timeouts.ts); a bridge deadline never exceeds `toolMs`. */
+	mcpTimeouts: McpTimeoutInstall | undefined;
+	private mcpTimeoutNoticesShown = false;
 
 	constructor(
 		readonly pi: ExtensionAPI,
 		readonly sdk: CursorSdk = cursorSdk,
-		private readonly agentDir: string = getAgentDir(),
+		readonly agentDir: string = getAgentDir(),
 	) {
+		// Windows learned from earlier runs are read once, here: startup never probes a model.
+		this.catalog = new CatalogState(FALLBACK_CONTEXT_WINDOWS, readLearnedWindows(learnedWindowsPath(agentDir)));
+		this.accounting = new Accounting({
+			sdk,
+			learnedWindowsPath: learnedWindowsPath(agentDir),
+			appendEntry: (customType, data) => this.pi.appendEntry(customType, data),
+			notify: (message, type) => this.notify(message, type),
+			report: (message, type) => this.report(message, type),
+			catalogItems: () => this.catalog.catalogItems,
+			cwd: () => this.cwd,
+			stateRoot: () => {
+				const root = this.stores.checkRoot(chooseStoreRoot(process.env, this.userConfig.local?.storeRoot));
+				return root.ok ? root.root : undefined;
+			},
+		});
 		this.configFile = new CursorSdkConfigFile(userConfigPath(agentDir));
 		this.cache = new CatalogCache(agentDir);
-		this.pool = new SessionAgentPool(sdk, {
+		this.pool = new SessionAgentPool(this.accounting.wrapSdk(sdk), {
 			appendEntry: (customType, data) => this.pi.appendEntry(customType, data),
 			notify: (message) => this.notify(message, "info"),
 		});
+		this.local = new LocalAgentConfig(this.configFile, (message) => this.notify(message, "warning"));
+		this.replay = new CursorReplay(pi);
 	}
 
 	register(): void {
 		// The SDK's own native lookup walks up from Pi's argv[1]/execPath and misses our node_modules.
 		applyNativePaths(process.env, locateNativePaths());
+		// Before any agent exists: the SDK's MCP client arms its request timers when it connects.
+		this.mcpTimeouts = installMcpTimeouts(process.env);
 		registerFlags(this.pi);
 		registerCommands(this);
 		this.pi.registerProvider(
@@ -70,31 +117,45 @@ export class CursorExtension {
 				catalog: this.catalog,
 				cache: this.cache,
 				turns: this.turnRuntime(),
+				sockets: this.sockets,
 				onRefreshError: (message) => this.notify(message, "warning"),
 			}),
 		);
+		this.pi.on("project_trust", (event) => {
+			this.local.onTrustEvent(event.cwd); // observed only: the decision stays Pi's
+			return { trusted: "undecided" };
+		});
 		this.pi.on("session_start", (_event, ctx) => {
 			this.bind(ctx);
+			if (!this.mcpTimeoutNoticesShown) {
+				this.mcpTimeoutNoticesShown = true;
+				for (const notice of mcpTimeoutNotices(this.mcpTimeouts)) this.notify(notice, "warning");
+			}
 			this.session = restoreSessionState(ctx.sessionManager.getBranch());
 			this.cwd = ctx.cwd;
-			const read = this.configFile.readSync();
-			this.userConfig = read.config;
-			if (read.warning) this.notify(read.warning, "warning");
+			// Here, not in the factory: every extension's tools are registered by now, so names others own are kept.
+			this.replay.register(ctx.cwd);
+			this.userConfig = this.local.start(ctx.cwd, {
+				piTrusted: ctx.isProjectTrusted?.() === true,
+				override: approveOverride(process.argv),
+				hasProtectedResources: hasTrustRequiringProjectResources(ctx.cwd),
+			}).user;
 			const flagError = this.flagError();
 			if (flagError && ctx.hasUI) this.notify(flagError, "error");
 			this.activeModel = ctx.model as Model<string> | undefined;
 			this.warnUnsupportedFastFlag();
 			this.refreshStatus();
 			const sessionManager = ctx.sessionManager;
+			this.accounting.start(sessionManager);
 			const persisted = sessionManager.getSessionFile() !== undefined;
 			const localResume = readBooleanEnv(process.env, "PI_CURSOR_LOCAL_RESUME", true);
+			const sessionFile = sessionManager.getSessionFile();
 			this.pool.bind({
-				storeDir: persisted
-					? sessionStoreDir(
-							stateRoot(process.env, () => this.sdk.defaultStateRoot(ctx.cwd)),
-							sessionManager.getSessionId(),
-						)
-					: undefined,
+				storeDir: this.stores.start(
+					sessionFile ? { sessionId: sessionManager.getSessionId(), sessionFile } : undefined,
+					chooseStoreRoot(process.env, this.userConfig.local?.storeRoot),
+					() => this.sdk.defaultStateRoot(ctx.cwd),
+				),
 				resume:
 					persisted && localResume
 						? resumeHandleOf(sessionManager.getBranch(), sessionManager.getEntries())
@@ -128,7 +189,10 @@ export class CursorExtension {
 			this.refreshStatus();
 		});
 		this.pi.on("session_shutdown", async () => {
+			await this.accounting.shutdown();
 			await this.pool.shutdown();
+			this.stores.release();
+			this.sockets.release();
 			if (this.appliedHttp1 !== undefined) this.sdk.setHttp1ForAgent(null);
 			this.appliedHttp1 = undefined;
 		});
@@ -143,6 +207,17 @@ export class CursorExtension {
 		if (this.ui) this.ui.notify(message, type);
 		else if (type !== "info") console.error(message);
 	};
+
+	/** Output the user asked for (command results): Pi's notification in UI modes, stderr (never stdout) otherwise. */
+	readonly report: Notify = (message, type = "info") => {
+		if (this.ui) this.ui.notify(message, type);
+		else console.error(message);
+	};
+
+	/** The Pi tool bridge's state for /cursor-doctor (undefined: no bridge running). */
+	bridgeDoctorFact(): { status: "ok" | "warn" | "fail"; detail: string; fix?: string } | undefined {
+		return undefined;
+	}
 
 	modelInput(model: Model<string> | undefined = this.activeModel): CursorModelInput | undefined {
 		if (!model || model.provider !== PROVIDER_ID) return undefined;
@@ -167,9 +242,12 @@ export class CursorExtension {
 				fast: this.pi.getFlag(FLAG_FAST),
 				noFast: this.pi.getFlag(FLAG_NO_FAST),
 				mode: this.pi.getFlag(FLAG_MODE),
+				autoReview: this.pi.getFlag(FLAG_AUTO_REVIEW),
+				sandbox: this.pi.getFlag(FLAG_SANDBOX),
 			},
 			session: this.session,
 			config: this.userConfig,
+			projectConfig: this.local.current.project,
 			env: process.env,
 		};
 	}
@@ -220,6 +298,13 @@ export class CursorExtension {
 		if (flagError) return { kind: "configuration", message: flagError };
 		const env = readCursorEnv(process.env);
 		if (!env.settingSources.ok) return { kind: "configuration", message: env.settingSources.error };
+		this.userConfig = this.local.reload().user; // edits to cursor-sdk.json apply from the next turn
+		// Summaries use a temporary store; every other turn of a persisted session needs a safe state root.
+		if (!(options?.signal && this.summarySignals.has(options.signal))) {
+			const store = this.stores.forTurn(process.env, this.userConfig.local?.storeRoot);
+			if (!store.ok) return { kind: "configuration", message: store.message };
+			if (store.moved) this.pool.bind({ storeDir: store.storeDir, resume: undefined });
+		}
 		const settings = resolveEffectiveSettings(this.settingsInput(model));
 		const fast = settings.fast.kind === "value" ? settings.fast.fast : undefined;
 		const mode = settings.mode.ok ? settings.mode.mode : "agent";
@@ -228,13 +313,19 @@ export class CursorExtension {
 			baseModelId: row.meta.baseId,
 			selection: buildModelSelection(row.meta, row.item, options?.reasoning, fast),
 			mode,
+			timeouts: { firstResponseMs: env.firstResponseTimeoutMs, idleMs: env.streamIdleTimeoutMs },
 		};
 	}
 
 	private turnRuntime(): TurnRuntime {
 		return {
-			prepare: (model, options) => this.prepare(model, options),
-			acquire: (setup, messages, signal) => {
+			prepare: (model, options) => {
+				const setup = this.prepare(model, options);
+				this.accounting.noteTurn(setup);
+				return setup;
+			},
+			observer: this.accounting.observer,
+			acquire: (setup, messages, watch) => {
 				this.applyTransport();
 				const env = readCursorEnv(process.env);
 				const request = {
@@ -243,10 +334,14 @@ export class CursorExtension {
 					cwd: this.cwd,
 					settingSources: env.settingSources.ok ? env.settingSources.sources : (["all"] as const),
 					transport: `http1=${this.appliedHttp1 ?? "default"}`,
+					...this.local.subagents(catalogSubagentResolver(this.catalog)),
+					safety: safetyAgentOptions(
+						resolveSafety({ ...this.settingsInput(), user: this.userConfig, project: this.local.current.project }),
+					),
 				};
-				return signal && this.summarySignals.has(signal)
-					? this.pool.acquireForSummary(request)
-					: this.pool.acquire(request, signal);
+				return watch.piSignal && this.summarySignals.has(watch.piSignal)
+					? this.pool.acquireForSummary(request, watch)
+					: this.pool.acquire(request, watch);
 			},
 		};
 	}

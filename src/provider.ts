@@ -9,6 +9,7 @@ import type { CatalogCache } from "./catalog/cache.ts";
 import { discoverModels } from "./catalog/discovery.ts";
 import { type CatalogState, CURSOR_BASE_URL, PROVIDER_ID } from "./catalog/state.ts";
 import type { CursorSdk } from "./sdk/cursor-sdk.ts";
+import type { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { ENV_HIDE_MODELS_WHEN_LOGGED_OUT, readBooleanEnv, readCursorEnv } from "./settings/env.ts";
 import { streamCursorTurn, type TurnRuntime } from "./turn/stream.ts";
 
@@ -17,6 +18,8 @@ export interface ProviderDeps {
 	catalog: CatalogState;
 	cache: CatalogCache;
 	turns: TurnRuntime;
+	/** SDK work runs inside `sockets.run` so that its leftover sockets cannot hold Pi's exit. */
+	sockets: SdkSockets;
 	/** Reports a failed live refresh that nobody awaited (e.g. Pi's background refresh). */
 	onRefreshError?: (message: string) => void;
 }
@@ -31,7 +34,7 @@ function refreshKey(context: RefreshModelsContext): string | undefined {
 export function buildProvider(deps: ProviderDeps): Provider<string> {
 	const { catalog, cache } = deps;
 	const streamSimple = (model: Model<string>, context: TranscriptContext, options?: SimpleStreamOptions) =>
-		streamCursorTurn(deps.turns, model, context, options);
+		deps.sockets.run(() => streamCursorTurn(deps.turns, model, context, options));
 
 	return {
 		id: PROVIDER_ID,
@@ -70,7 +73,7 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 			if (!context.force && cached && Date.now() - cached.fetchedAt < env.modelCacheTtlMs) return;
 			let items: Awaited<ReturnType<typeof discoverModels>>;
 			try {
-				items = await discoverModels(deps.sdk, key, context.signal, env.modelRefreshTimeoutMs);
+				items = await deps.sockets.run(() => discoverModels(deps.sdk, key, context.signal, env.modelRefreshTimeoutMs));
 			} catch (error) {
 				if (!context.force) deps.onRefreshError?.((error as Error).message);
 				throw error;

@@ -1,6 +1,7 @@
 import type { Model } from "@earendil-works/pi-ai";
 import { FALLBACK_CONTEXT_WINDOWS } from "./context-windows.generated.ts";
 import { FALLBACK_MODELS } from "./fallback-models.generated.ts";
+import { applyLearnedWindows, type LearnedWindows } from "./learned-windows.ts";
 import { buildCatalog, CURSOR_API } from "./rows.ts";
 import type { CatalogItem, ContextWindowTable, RowMeta } from "./types.ts";
 
@@ -22,12 +23,16 @@ export class CatalogState {
 	private piModels: readonly Model<string>[] = [];
 	source: CatalogSource = "fallback";
 
-	constructor(private readonly contextWindows: ContextWindowTable = FALLBACK_CONTEXT_WINDOWS) {
+	constructor(
+		private readonly contextWindows: ContextWindowTable = FALLBACK_CONTEXT_WINDOWS,
+		/** Windows learned from earlier runs (models without a `context` parameter); they win over the table. */
+		private readonly learnedWindows: LearnedWindows = {},
+	) {
 		this.replace(FALLBACK_MODELS, "fallback");
 	}
 
 	replace(items: readonly CatalogItem[], source: CatalogSource): void {
-		const built = buildCatalog(items, this.contextWindows);
+		const built = buildCatalog(items, applyLearnedWindows(this.contextWindows, items, this.learnedWindows));
 		this.items = items;
 		this.itemsById = new Map(items.map((item) => [item.id, item]));
 		this.meta = built.meta;

@@ -2,10 +2,11 @@
 // the narrow `CursorSdk` interface below, so tests can substitute it and the SDK's surprises stay in one place.
 
 import type { AgentOptions, LocalAgentStore, SDKAgent, SDKModel } from "@cursor/sdk";
-import { Agent, Cursor, getDefaultSdkStateRoot } from "@cursor/sdk";
+import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
 import { SqliteLocalAgentStore } from "@cursor/sdk/sqlite";
 
 export type {
+	AgentDefinition,
 	AgentOptions,
 	InteractionUpdate,
 	LocalAgentStore,
@@ -35,6 +36,21 @@ export interface CursorSdk {
 	openStore(dir: string, cwd: string): Promise<OpenStore>;
 	/** The SDK's own state root for a workspace (`~/.cursor/projects/<workspace>/…`). */
 	defaultStateRoot(cwd: string): string;
+	/** `GET /v1/me` with an explicit key (no timeout: callers bound it). */
+	me(apiKey: string): Promise<{ apiKeyName?: unknown }>;
+	/** `GET /v1/agents/<id>/usage`: Cursor's billed usage of a whole agent, local ones too (no timeout). */
+	getUsage(agentId: string, apiKey: string): Promise<unknown>;
+	/** `tokenDetails.maxTokens` of the agent's latest conversation checkpoint in `store`, if there is one. */
+	checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId: string): Promise<number | undefined>;
+}
+
+async function checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId: string): Promise<number | undefined> {
+	const platform = await createAgentPlatform({ localStore: store, workspaceRef: cwd });
+	const checkpoint = (await platform.checkpointStore.loadLatest(agentId)) as {
+		tokenDetails?: { maxTokens?: unknown };
+	} | null;
+	const max = checkpoint?.tokenDetails?.maxTokens;
+	return typeof max === "number" && max > 0 ? max : undefined;
 }
 
 export const cursorSdk: CursorSdk = {
@@ -44,4 +60,7 @@ export const cursorSdk: CursorSdk = {
 	setHttp1ForAgent: (value) => Cursor.configure({ local: { useHttp1ForAgent: value } }),
 	openStore: (dir, cwd) => SqliteLocalAgentStore.open({ workspaceRef: cwd, stateRoot: dir }),
 	defaultStateRoot: (cwd) => getDefaultSdkStateRoot(cwd),
+	me: (apiKey) => Cursor.me({ apiKey }),
+	getUsage: (agentId, apiKey) => Agent.getUsage(agentId, { apiKey }),
+	checkpointMaxTokens,
 };

@@ -10,19 +10,43 @@ export interface CursorError {
 
 const MAX_MESSAGE = 600;
 
-/** Removes secrets (keys, bearer tokens, URL userinfo, known secret values) and stack frames; bounds the length. */
-export function scrubText(text: string, secrets: readonly (string | undefined)[] = []): string {
+// Bearer/Basic credentials: in tool output only token-length values ("Basic understanding" stays).
+const AUTH_HEADER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+const AUTH_HEADER_IN_CONTENT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/gi;
+// Key-shaped tokens: in messages any `key_…`-like word goes; in tool output (file contents, command output) only
+// long ones with a digit, so identifiers such as `user_settings` survive.
+const KEY_SHAPED = /\b(key|crsr|sk|cursor|user)_[A-Za-z0-9_-]{6,}/g;
+const KEY_SHAPED_IN_CONTENT = /\b(key|crsr|sk|cursor|user)_(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{16,}/g;
+// `token = …` pairs: in tool output only a long literal value (not `token: string` or `token = getToken()`).
+const SECRET_PAIR = /\b(api[_-]?key|token|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi;
+const SECRET_PAIR_IN_CONTENT =
+	/\b(api[_-]?key|token|authorization)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{12,}(?![\w(.])/gi;
+
+/**
+ * Replaces secrets (keys, bearer tokens, URL userinfo, known secret values) with `[redacted]`; nothing else changes.
+ * `content: true` is the gentler variant for tool output.
+ */
+export function redactSecrets(
+	text: string,
+	secrets: readonly (string | undefined)[] = [],
+	options: { content?: boolean } = {},
+): string {
 	let out = text;
 	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
-	out = out
+	return out
+		.replace(options.content ? AUTH_HEADER_IN_CONTENT : AUTH_HEADER, "$1 [redacted]")
+		.replace(options.content ? KEY_SHAPED_IN_CONTENT : KEY_SHAPED, "[redacted]")
+		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
+		.replace(options.content ? SECRET_PAIR_IN_CONTENT : SECRET_PAIR, "$1$2[redacted]");
+}
+
+/** Removes secrets (see {@link redactSecrets}) and stack frames; bounds the length. */
+export function scrubText(text: string, secrets: readonly (string | undefined)[] = []): string {
+	const withoutFrames = text
 		.split("\n")
 		.filter((line) => !/^\s+at\s/.test(line))
-		.join("\n")
-		.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, "$1 [redacted]")
-		.replace(/\b(key|crsr|sk|cursor|user)_[A-Za-z0-9_-]{6,}/g, "[redacted]")
-		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
-		.replace(/\b(api[_-]?key|token|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, "$1$2[redacted]")
-		.trim();
+		.join("\n");
+	const out = redactSecrets(withoutFrames, secrets).trim();
 	return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE - 1)}…` : out;
 }
 

@@ -2,16 +2,19 @@
 import type { Message } from "@earendil-works/pi-ai";
 import { keyFingerprint } from "../catalog/cache.ts";
 import { buildBootstrapPrompt, buildIncrementalPrompt, type CursorPrompt } from "../prompt/transcript.ts";
-import type { AgentOptions, CursorSdk, OpenStore, SDKAgent } from "../sdk/cursor-sdk.ts";
+import type { AgentDefinition, AgentOptions, CursorSdk, OpenStore, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import type { SettingSources } from "../settings/env.ts";
 import type { AgentLease, TurnSetup } from "../turn/stream.ts";
+import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import { type ConversationCoverage, coverageOf, planSessionSend } from "./send-plan.ts";
 import { persistentStore, removeStore, type StoreLocation, temporaryStore } from "./stores.ts";
 
 export const RESUME_ENTRY_TYPE = "pi-cursor-sdk:resume";
 /** How long a new turn waits for the previous run (e.g. one still cancelling) before replacing the agent. */
 const BUSY_WAIT_MS = 30_000;
+/** How long `session_shutdown` waits for the session store to close. */
+const SHUTDOWN_BOUND_MS = 1_000;
 
 /** Persisted in the Pi session after each completed turn, so a restarted Pi continues the same SDK conversation. */
 export interface ResumeHandle {
@@ -27,6 +30,12 @@ export interface PoolRequest {
 	settingSources: SettingSources;
 	/** Transport choice (HTTP/1.1 on/off/default): agents are not shared across transports. */
 	transport: string;
+	/** Custom agent definitions (`AgentOptions.agents`) captured for this turn; absent when there are none. */
+	agents?: Record<string, AgentDefinition>;
+	/** Order-independent digest of `agents`: an edit starts a new agent and refuses older resume handles. */
+	agentsDigest?: string;
+	/** Local safety controls to enable; only enabled ones are present (and only they join the pool key). */
+	safety?: { autoReview?: true; sandboxOptions?: { enabled: true } };
 }
 
 export interface PoolHooks {
@@ -91,6 +100,15 @@ function continuedElsewhere(handleEntry: object, agentId: string, allEntries: re
 	});
 }
 
+/** Closes an agent; closing a broken one must not break the next turn. */
+function closeAgent(agent: SDKAgent): void {
+	try {
+		agent.close();
+	} catch {
+		// nothing to keep
+	}
+}
+
 /** Closes an opened store (if it opened at all), then removes it when it is temporary. */
 async function closeStore(location: StoreLocation, open: Promise<OpenStore>): Promise<void> {
 	try {
@@ -152,11 +170,7 @@ export class SessionAgentPool {
 	}
 
 	private dispose(pooled: Pooled): void {
-		try {
-			pooled.agent.close();
-		} catch {
-			// closing a broken agent must not break the next turn
-		}
+		closeAgent(pooled.agent);
 	}
 
 	poolKey(request: PoolRequest): string {
@@ -167,6 +181,10 @@ export class SessionAgentPool {
 			request.cwd,
 			request.settingSources.join(","),
 			request.transport,
+			// Only present features extend the key, so keys (and resume handles) without them stay as they were.
+			...(request.agentsDigest ? [`agents=${request.agentsDigest}`] : []),
+			...(request.safety?.autoReview ? ["review"] : []),
+			...(request.safety?.sandboxOptions?.enabled ? ["sandbox"] : []),
 		].join("|");
 	}
 
@@ -175,17 +193,30 @@ export class SessionAgentPool {
 			apiKey: request.setup.apiKey,
 			model: request.setup.selection,
 			mode: request.setup.mode,
+			...(request.agents ? { agents: request.agents } : {}),
 			local: {
 				cwd: request.cwd,
 				settingSources: [...request.settingSources],
 				store,
 				enableAgentRetries: false,
+				...request.safety,
 			},
 		};
 	}
 
+	/**
+	 * `/cursor-refresh-config`: the pooled agent reloads Cursor rules, MCP servers, plugins and settings from disk
+	 * (the conversation and its agent stay).
+	 */
+	async reloadConfig(): Promise<"reloaded" | "no-agent"> {
+		const pooled = this.pooled;
+		if (!pooled) return "no-agent";
+		await pooled.agent.reload();
+		return "reloaded";
+	}
+
 	/** Restores the conversation a previous Pi process left (Agent.resume with the model passed explicitly). */
-	private async tryResume(request: PoolRequest, poolKey: string): Promise<Pooled | undefined> {
+	private async tryResume(request: PoolRequest, poolKey: string, watch: TurnWatch): Promise<Pooled | undefined> {
 		const handle = this.scope.resume;
 		this.scope.resume = undefined;
 		if (!handle || handle.coverage.poolKey !== poolKey) return undefined;
@@ -193,10 +224,14 @@ export class SessionAgentPool {
 		// continuing it would share one SDK conversation between two sessions, with turns this branch does not have.
 		if (handle.storeDir !== this.scope.storeDir) return undefined;
 		try {
-			const store = await this.storeFor(request.cwd).open;
-			const agent = await this.sdk.resumeAgent(handle.agentId, this.agentOptions(request, store));
+			const store = await watch.race(this.storeFor(request.cwd).open);
+			const agent = await watch.race(
+				this.sdk.resumeAgent(handle.agentId, this.agentOptions(request, store)),
+				closeAgent,
+			);
 			return { agent, poolKey, coverage: handle.coverage };
 		} catch (error) {
+			if (error instanceof TurnEnded) throw error;
 			const reason = classifyCursorError(error, [request.setup.apiKey]).message;
 			this.hooks.notify(
 				`Could not resume the previous Cursor conversation (${reason}); sending the full context to a new Cursor agent.`,
@@ -208,35 +243,33 @@ export class SessionAgentPool {
 	/**
 	 * Waits until no other turn holds the pooled agent, then claims it; returns the function that gives it back.
 	 * The check and the claim happen in one synchronous step, so concurrent acquisitions queue instead of both
-	 * sending on one agent ("already has active run").
+	 * sending on one agent ("already has active run"). The wait ends early when the turn's watch ends the turn.
 	 */
-	private async claimTurn(signal: AbortSignal | undefined): Promise<() => void> {
+	private async claimTurn(watch: TurnWatch): Promise<() => void> {
 		const deadline = Date.now() + (this.options.busyWaitMs ?? BUSY_WAIT_MS);
 		while (this.inFlight) {
 			const previous = this.inFlight;
 			const remaining = deadline - Date.now();
 			let timer: ReturnType<typeof setTimeout> | undefined;
-			let onAbort = () => {};
 			const timedOut =
 				remaining <= 0 ||
-				(await Promise.race([
-					previous.then(() => false),
-					new Promise<boolean>((resolve) => {
-						timer = setTimeout(() => resolve(true), remaining);
-					}),
-					new Promise<never>((_, reject) => {
-						onAbort = () => reject(new Error("Request was aborted"));
-						if (signal?.aborted) onAbort();
-						signal?.addEventListener("abort", onAbort, { once: true });
-					}),
-				]).finally(() => signal?.removeEventListener("abort", onAbort)));
-			clearTimeout(timer);
+				(await watch
+					.race(
+						Promise.race([
+							previous.then(() => false),
+							new Promise<boolean>((resolve) => {
+								timer = setTimeout(() => resolve(true), remaining);
+							}),
+						]),
+					)
+					.finally(() => clearTimeout(timer)));
 			if (timedOut && this.inFlight === previous) {
 				// A run that will not finish keeps its agent busy ("already has active run"): replace the agent instead.
 				this.inFlight = undefined;
 				this.invalidate();
 			}
 		}
+		watch.check();
 		let settle = () => {};
 		const mine = new Promise<void>((resolve) => {
 			settle = resolve;
@@ -249,35 +282,42 @@ export class SessionAgentPool {
 		};
 	}
 
-	/** Leases the session's agent for one turn; waiting for a previous run ends early when `signal` aborts. */
-	async acquire(request: PoolRequest, signal?: AbortSignal): Promise<AgentLease> {
-		const done = await this.claimTurn(signal);
+	/**
+	 * Leases the session's agent for one turn. Every wait (the previous run, the store, create/resume) races `watch`:
+	 * when it ends the turn, the claim is given back at once and an agent that arrives late is closed, never pooled.
+	 */
+	async acquire(request: PoolRequest, watch: TurnWatch): Promise<AgentLease> {
+		const done = await this.claimTurn(watch);
+		watch.startSdkWork();
 		try {
-			return await this.lease(request, done);
+			return await this.lease(request, done, watch);
 		} catch (error) {
 			done();
 			throw error;
 		}
 	}
 
-	private async lease(request: PoolRequest, done: () => void): Promise<AgentLease> {
+	private async lease(request: PoolRequest, done: () => void, watch: TurnWatch): Promise<AgentLease> {
 		const poolKey = this.poolKey(request);
 		if (this.pooled && this.pooled.poolKey !== poolKey) this.invalidate();
-		this.pooled ??= await this.tryResume(request, poolKey);
+		this.pooled ??= await this.tryResume(request, poolKey, watch);
 
 		const plan = planSessionSend(this.pooled?.coverage, poolKey, request.messages);
 		let prompt: CursorPrompt;
 		let incrementalSends: number;
+		let kind: AgentLease["kind"];
 		if (plan.kind === "incremental" && this.pooled) {
 			prompt = buildIncrementalPrompt(plan.newMessages);
 			incrementalSends = (this.pooled.coverage?.incrementalSends ?? 0) + 1;
+			kind = "incremental";
 		} else {
 			if (this.pooled) this.invalidate();
-			const store = await this.storeFor(request.cwd).open;
-			const agent = await this.sdk.createAgent(this.agentOptions(request, store));
+			const store = await watch.race(this.storeFor(request.cwd).open);
+			const agent = await watch.race(this.sdk.createAgent(this.agentOptions(request, store)), closeAgent);
 			this.pooled = { agent, poolKey, coverage: undefined };
 			prompt = buildBootstrapPrompt(request.messages);
 			incrementalSends = 0;
+			kind = "bootstrap";
 		}
 
 		const pooled = this.pooled;
@@ -285,6 +325,7 @@ export class SessionAgentPool {
 		return {
 			agent: pooled.agent,
 			prompt,
+			kind,
 			release: (outcome) => {
 				try {
 					if (this.pooled !== pooled) return;
@@ -309,16 +350,16 @@ export class SessionAgentPool {
 	}
 
 	/** A compaction or tree summary: a fresh tool-less agent on a temporary store; the pool is untouched. */
-	async acquireForSummary(request: PoolRequest): Promise<AgentLease> {
+	async acquireForSummary(request: PoolRequest, watch: TurnWatch): Promise<AgentLease> {
+		watch.startSdkWork();
 		const location = temporaryStore();
 		const open = this.sdk.openStore(location.dir, request.cwd);
 		let agent: SDKAgent;
 		try {
-			agent = await this.sdk.createAgent({
-				...this.agentOptions({ ...request, settingSources: [] }, await open),
-				mode: "agent",
-				tools: [],
-			});
+			const store = await watch.race(open);
+			const definitionFree = { ...request, settingSources: [], agents: undefined, agentsDigest: undefined };
+			const options = { ...this.agentOptions(definitionFree, store), mode: "agent", tools: [] };
+			agent = await watch.race(this.sdk.createAgent(options as AgentOptions), closeAgent);
 		} catch (error) {
 			await closeStore(location, open);
 			throw error;
@@ -326,6 +367,7 @@ export class SessionAgentPool {
 		return {
 			agent,
 			prompt: buildBootstrapPrompt(request.messages, { toolGuards: false }),
+			kind: "summary",
 			release: async () => {
 				try {
 					agent.close();
@@ -336,9 +378,20 @@ export class SessionAgentPool {
 		};
 	}
 
-	/** `session_shutdown`: close the agent and the session store (a temporary one is removed). */
+	/**
+	 * `session_shutdown`: close the agent and the session store (a temporary one is removed). Bounded: a store the
+	 * SDK keeps busy must not hold Pi's exit (the store is flushed by then or holds nothing worth keeping).
+	 */
 	async shutdown(): Promise<void> {
 		this.invalidate();
-		await this.closeSessionStore();
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		await Promise.race([
+			this.closeSessionStore(),
+			new Promise<void>((resolve) => {
+				timer = setTimeout(resolve, SHUTDOWN_BOUND_MS);
+				timer.unref?.();
+			}),
+		]);
+		clearTimeout(timer);
 	}
 }

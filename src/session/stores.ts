@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
 
 export interface StoreLocation {
 	dir: string;
@@ -14,12 +14,6 @@ export interface StoreLocation {
 export function sessionStoreDir(stateRoot: string, sessionId: string): string {
 	const digest = createHash("sha256").update(sessionId).digest("hex").slice(0, 24);
 	return join(stateRoot, "pi-sessions", digest);
-}
-
-/** The state root: `PI_CURSOR_SDK_STATE_ROOT` when it is an absolute path, else the SDK's default for the cwd. */
-export function stateRoot(env: NodeJS.ProcessEnv, sdkDefault: () => string): string {
-	const custom = env.PI_CURSOR_SDK_STATE_ROOT?.trim();
-	return custom && isAbsolute(custom) ? custom : sdkDefault();
 }
 
 export function persistentStore(dir: string): StoreLocation {

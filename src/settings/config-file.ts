@@ -26,10 +26,20 @@ export function userConfigPath(agentDir: string): string {
 export interface CursorSdkUserConfig {
 	/** Global fast defaults keyed by selected SDK model id or alias (older files may use base catalog ids). */
 	readonly fastDefaults?: Readonly<Record<string, boolean>>;
-	readonly local?: {
-		/** Local HTTP/1.1/SSE transport default (user level only). */
-		readonly useHttp1ForAgent?: boolean;
-	};
+	readonly local?: LocalConfig;
+	/** Raw `subagents` entries (validated per entry by settings/subagents.ts, so one bad entry spoils nothing else). */
+	readonly subagents?: Readonly<Record<string, unknown>>;
+}
+
+export interface LocalConfig {
+	/** Local HTTP/1.1/SSE transport default (user level only). */
+	readonly useHttp1ForAgent?: boolean;
+	/** Cursor's classifier-backed auto-review for local runs (user or trusted project). */
+	readonly autoReview?: boolean;
+	/** Cursor's local sandbox (user or trusted project). */
+	readonly sandboxOptions?: { readonly enabled?: boolean };
+	/** Custom root of the per-session SDK stores (user level only; validated when a turn uses it). */
+	readonly storeRoot?: string;
 }
 
 /** The raw top-level JSON object handed to update mutators (unknown fields included). */
@@ -105,7 +115,8 @@ function defineOwn(target: Record<string, unknown>, key: string, value: unknown)
 function validateDocument(document: Record<string, unknown>): { config: CursorSdkUserConfig; problems: string[] } {
 	const problems: string[] = [];
 	let fastDefaults: Record<string, boolean> | undefined;
-	let local: { useHttp1ForAgent?: boolean } | undefined;
+	let local: { -readonly [K in keyof LocalConfig]: LocalConfig[K] } | undefined;
+	let subagents: Record<string, unknown> | undefined;
 
 	if (Object.hasOwn(document, "fastDefaults")) {
 		const raw = document.fastDefaults;
@@ -131,12 +142,51 @@ function validateDocument(document: Record<string, unknown>): { config: CursorSd
 				if (typeof value === "boolean") local.useHttp1ForAgent = value;
 				else problems.push(`"local.useHttp1ForAgent" must be true or false (found ${describeValue(value)})`);
 			}
+			if (Object.hasOwn(raw, "autoReview")) {
+				const value = raw.autoReview;
+				if (typeof value === "boolean") local.autoReview = value;
+				else problems.push(`"local.autoReview" must be true or false (found ${describeValue(value)})`);
+			}
+			if (Object.hasOwn(raw, "sandboxOptions")) {
+				const value = raw.sandboxOptions;
+				const enabled = isPlainObject(value) && Object.hasOwn(value, "enabled") ? value.enabled : undefined;
+				if (isPlainObject(value) && (enabled === undefined || typeof enabled === "boolean")) {
+					local.sandboxOptions = enabled === undefined ? {} : { enabled };
+				} else {
+					problems.push(
+						`"local.sandboxOptions" must be an object like {"enabled": true} (found ${describeValue(value)})`,
+					);
+				}
+			}
+			if (Object.hasOwn(raw, "storeRoot")) {
+				const value = raw.storeRoot;
+				if (typeof value === "string") {
+					if (value.trim() !== "") local.storeRoot = value;
+				} else {
+					problems.push(`"local.storeRoot" must be an absolute directory path (found ${describeValue(value)})`);
+				}
+			}
 		}
 	}
 
-	const config: { fastDefaults?: Record<string, boolean>; local?: { useHttp1ForAgent?: boolean } } = {};
+	if (Object.hasOwn(document, "subagents")) {
+		const raw = document.subagents;
+		if (isPlainObject(raw)) {
+			subagents = Object.create(null) as Record<string, unknown>;
+			for (const [name, value] of Object.entries(raw)) defineOwn(subagents, name, value);
+		} else {
+			problems.push(`"subagents" must be an object mapping names to definitions (found ${describeValue(raw)})`);
+		}
+	}
+
+	const config: {
+		fastDefaults?: Record<string, boolean>;
+		local?: LocalConfig;
+		subagents?: Record<string, unknown>;
+	} = {};
 	if (fastDefaults !== undefined) config.fastDefaults = fastDefaults;
 	if (local !== undefined) config.local = local;
+	if (subagents !== undefined) config.subagents = subagents;
 	return { config, problems };
 }
 

@@ -7,6 +7,7 @@
 
 import type { CursorSdkUserConfig } from "./config-file.ts";
 import { ENV_FOOTER, ENV_HTTP_1_1, type EnvRecord, parseBooleanSetting } from "./env.ts";
+import { resolveSafety } from "./safety.ts";
 import { CURSOR_MODES, type CursorMode, type CursorSessionState, isCursorMode } from "./session-state.ts";
 
 /** What the extension knows about the selected model. */
@@ -33,6 +34,10 @@ export interface CursorFlagsInput {
 	readonly noFast?: unknown;
 	/** `--cursor-mode <agent|plan>` */
 	readonly mode?: unknown;
+	/** `--cursor-auto-review` */
+	readonly autoReview?: unknown;
+	/** `--cursor-sandbox` */
+	readonly sandbox?: unknown;
 }
 
 export type CursorRuntime = "local" | "cloud";
@@ -45,8 +50,10 @@ export interface EffectiveSettingsInput {
 	readonly flags?: CursorFlagsInput;
 	/** State restored from the current branch (see `restoreSessionState`). */
 	readonly session?: Partial<CursorSessionState>;
-	/** The USER-level `cursor-sdk.json` settings (project config never takes part in these rules). */
+	/** The USER-level `cursor-sdk.json` settings (project config never takes part in the fast/mode/HTTP rules). */
 	readonly config?: CursorSdkUserConfig;
+	/** The trusted project `.pi/cursor-sdk.json` (only the local safety controls read it). */
+	readonly projectConfig?: CursorSdkUserConfig;
 	/** Environment (normally `process.env`). */
 	readonly env?: EnvRecord;
 }
@@ -218,14 +225,24 @@ function statusText(input: EffectiveSettingsInput, fast: FastResolution, mode: M
 	const fastValue = fast.kind === "error" ? fast.fallback : fast;
 	parts.push(runtime === "local" && fastValue.kind === "value" ? `fast:${fastValue.fast ? "on" : "off"}` : "fast:n/a");
 	if (runtime === "local" && http.useHttp1 === true) parts.push("http1");
+	if (runtime === "local") {
+		const safety = resolveSafety({
+			flags: input.flags,
+			env: input.env,
+			project: input.projectConfig,
+			user: input.config,
+		});
+		if (safety.autoReview) parts.push("review");
+		if (safety.sandbox) parts.push("sandbox");
+	}
 	if ((mode.ok ? mode : mode.fallback).mode === "plan") parts.push("plan");
 	return parts.join(SEPARATOR);
 }
 
 /**
  * Status text: `cursor:<local|cloud> · fast:<on|off|n/a>`, then ` · http1` (enabled local transport only), then
- * ` · plan` (non-default mode only). Cloud always shows `fast:n/a`. `undefined` for non-Cursor models or when
- * `PI_CURSOR_FOOTER` is a false word.
+ * ` · review` / ` · sandbox` (enabled local safety controls), then ` · plan` (non-default mode only). Cloud always
+ * shows `fast:n/a`. `undefined` for non-Cursor models or when `PI_CURSOR_FOOTER` is a false word.
  */
 export function formatCursorStatus(input: EffectiveSettingsInput): string | undefined {
 	return statusText(input, resolveFast(input), resolveMode(input), resolveHttp1(input));

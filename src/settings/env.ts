@@ -19,6 +19,12 @@ export const ENV_MODEL_CACHE_TTL_MS = "PI_CURSOR_SDK_MODEL_CACHE_TTL_MS";
 export const DEFAULT_MODEL_CACHE_TTL_MS = 86_400_000;
 export const ENV_MODEL_REFRESH_TIMEOUT_MS = "PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS";
 export const DEFAULT_MODEL_REFRESH_TIMEOUT_MS = 15_000;
+export const ENV_FIRST_RESPONSE_TIMEOUT_MS = "PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS";
+export const DEFAULT_FIRST_RESPONSE_TIMEOUT_MS = 45_000;
+export const ENV_STREAM_IDLE_TIMEOUT_MS = "PI_CURSOR_STREAM_IDLE_TIMEOUT_MS";
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+/** The longest delay a timer takes (2^31 − 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
 
 const FALSE_WORDS: ReadonlySet<string> = new Set(["0", "false", "off", "none", "no", "disabled"]);
 const TRUE_WORDS: ReadonlySet<string> = new Set(["1", "true", "on", "yes", "enabled"]);
@@ -108,6 +114,12 @@ function parseMilliseconds(value: string | undefined, fallback: number, min: num
 	return Number.isSafeInteger(parsed) && parsed >= min ? parsed : fallback;
 }
 
+/** A timer duration: decimal milliseconds from 1 to 2^31 − 1; anything else → `fallback`. */
+export function parseTimerMs(value: string | undefined, fallback: number): number {
+	const parsed = parseMilliseconds(value, fallback, 1);
+	return parsed <= MAX_TIMER_MS ? parsed : fallback;
+}
+
 /** The environment-derived settings this package needs today. */
 export interface CursorEnvSettings {
 	/** `PI_CURSOR_HTTP_1_1`: explicit true/false, or `undefined` when unset/blank/unrecognized. */
@@ -124,6 +136,10 @@ export interface CursorEnvSettings {
 	readonly modelCacheTtlMs: number;
 	/** `PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS`: bound of one live catalog request, default 15 000. */
 	readonly modelRefreshTimeoutMs: number;
+	/** `PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS`: how long a turn waits for Cursor's first event, default 45 000. */
+	readonly firstResponseTimeoutMs: number;
+	/** `PI_CURSOR_STREAM_IDLE_TIMEOUT_MS`: how long a running stream may stay silent, default 300 000. */
+	readonly streamIdleTimeoutMs: number;
 }
 
 /** Reads every environment setting above from `env`. */
@@ -136,5 +152,7 @@ export function readCursorEnv(env: EnvRecord): CursorEnvSettings {
 		disableModelCache: readBooleanEnv(env, ENV_DISABLE_MODEL_CACHE, false),
 		modelCacheTtlMs: parseModelCacheTtlMs(env[ENV_MODEL_CACHE_TTL_MS]),
 		modelRefreshTimeoutMs: parseMilliseconds(env[ENV_MODEL_REFRESH_TIMEOUT_MS], DEFAULT_MODEL_REFRESH_TIMEOUT_MS, 1),
+		firstResponseTimeoutMs: parseTimerMs(env[ENV_FIRST_RESPONSE_TIMEOUT_MS], DEFAULT_FIRST_RESPONSE_TIMEOUT_MS),
+		streamIdleTimeoutMs: parseTimerMs(env[ENV_STREAM_IDLE_TIMEOUT_MS], DEFAULT_STREAM_IDLE_TIMEOUT_MS),
 	};
 }

@@ -49,6 +49,11 @@ export class TurnTranslator {
 		return this.ended;
 	}
 
+	/** The run's `turn-ended` usage exactly as the SDK reported it. */
+	get rawUsage(): CursorTurnUsage | undefined {
+		return this.usage;
+	}
+
 	start(): void {
 		this.out.push({ type: "start", partial: this.message });
 	}
@@ -120,7 +125,8 @@ export class TurnTranslator {
 		}
 	}
 
-	private applyUsage(): void {
+	/** Gives the message its usage from the run's `turn-ended` report (also before the terminal event). */
+	applyUsage(): void {
 		if (this.usage) this.message.usage = mapTurnUsage(this.usage, this.model);
 	}
 

@@ -1,5 +1,6 @@
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { REFRESH_ERROR_PREFIX } from "../catalog/discovery.ts";
+import { doctorCommand } from "../doctor/command.ts";
 import type { CursorExtension } from "../extension.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import {
@@ -18,6 +19,8 @@ import {
 	modeEntry,
 	type SessionStateEntry,
 } from "../settings/session-state.ts";
+import { usageCommand } from "../usage/command.ts";
+import { registerLocalAgentCommands } from "./local-commands.ts";
 
 /** Appends a session entry and applies it to the in-memory session state (which is rebuilt on session_start). */
 function record(ext: CursorExtension, entry: SessionStateEntry): void {
@@ -123,5 +126,16 @@ export function registerCommands(ext: CursorExtension): void {
 	pi.registerCommand("cursor-refresh-models", {
 		description: "Refresh the Cursor model catalog from Cursor (uses your API key)",
 		handler: async (_args, ctx) => refreshModelsCommand(ext, ctx),
+	});
+	registerLocalAgentCommands(ext);
+	pi.registerCommand("cursor-usage", {
+		description: "This session's Cursor usage: /cursor-usage [refresh|export <path>|help]",
+		getArgumentCompletions: (prefix) =>
+			["refresh", "export", "help"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
+		handler: async (args, ctx) => usageCommand(ext, args, ctx),
+	});
+	pi.registerCommand("cursor-doctor", {
+		description: "Check why Cursor does or does not work here (key, backend, natives, transport, store, …)",
+		handler: async (_args, ctx) => doctorCommand(ext, ctx),
 	});
 }

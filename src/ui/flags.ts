@@ -3,6 +3,8 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 export const FLAG_FAST = "cursor-fast";
 export const FLAG_NO_FAST = "cursor-no-fast";
 export const FLAG_MODE = "cursor-mode";
+export const FLAG_AUTO_REVIEW = "cursor-auto-review";
+export const FLAG_SANDBOX = "cursor-sandbox";
 
 export function registerFlags(pi: ExtensionAPI): void {
 	pi.registerFlag(FLAG_FAST, {
@@ -16,5 +18,13 @@ export function registerFlags(pi: ExtensionAPI): void {
 	pi.registerFlag(FLAG_MODE, {
 		type: "string",
 		description: "Cursor SDK conversation mode for this run: agent or plan (never saved)",
+	});
+	pi.registerFlag(FLAG_AUTO_REVIEW, {
+		type: "boolean",
+		description: "Turn on Cursor's auto-review of local agent actions for this run (never saved)",
+	});
+	pi.registerFlag(FLAG_SANDBOX, {
+		type: "boolean",
+		description: "Run the local Cursor agent's commands in Cursor's sandbox for this run (never saved)",
 	});
 }

@@ -55,6 +55,9 @@ export function storeDirOf(options: Partial<AgentOptions> | undefined): string |
 
 export type Script = (send: FakeSend) => FakeStep[];
 
+/** SDK calls that can be made to stall, like an SDK talking to a backend that never answers. */
+export type StallPoint = "openStore" | "createAgent" | "resumeAgent" | "send";
+
 export interface FakeCursorSdkOptions {
 	/** Prefix of generated agent ids (default "fake-agent"). */
 	idPrefix?: string;
@@ -76,11 +79,19 @@ export const defaultScript: Script = (send) => [
 export class FakeCursorSdk implements CursorSdk {
 	readonly agents: FakeAgentRecord[] = [];
 	readonly http1Calls: (boolean | null)[] = [];
+	/** Agent ids, one per `agent.reload()` call. */
+	readonly reloads: string[] = [];
 	/** Agent ids that `resumeAgent` accepts (others throw "Agent not found"). */
 	readonly resumable = new Set<string>();
 	script: Script;
 	/** How long `run.cancel()` takes to stop a run (the real SDK needs a round trip). */
 	cancelLatencyMs = 0;
+	/** Calls that wait until `releaseStalls()`; they then complete normally (a "late" result). */
+	readonly stalls = new Set<StallPoint>();
+	/** Calls waiting at a stall point right now. */
+	stalled = 0;
+	private releaseGate: () => void = () => {};
+	private gate = this.newGate();
 	private nextId = 1;
 	private readonly idPrefix: string;
 	private readonly models: SDKModel[];
@@ -97,15 +108,37 @@ export class FakeCursorSdk implements CursorSdk {
 	running = 0;
 	maxRunning = 0;
 
+	private newGate(): Promise<void> {
+		return new Promise((resolve) => {
+			this.releaseGate = resolve;
+		});
+	}
+
+	/** Lets every stalled call go on, and stops stalling. */
+	releaseStalls(): void {
+		this.stalls.clear();
+		this.releaseGate();
+		this.gate = this.newGate();
+	}
+
+	private async stallAt(point: StallPoint): Promise<void> {
+		if (!this.stalls.has(point)) return;
+		this.stalled++;
+		await this.gate;
+		this.stalled--;
+	}
+
 	async listModels(_apiKey: string): Promise<SDKModel[]> {
 		return this.models;
 	}
 
 	async createAgent(options: AgentOptions): Promise<SDKAgent> {
+		await this.stallAt("createAgent");
 		return this.makeAgent(`${this.idPrefix}-${this.nextId++}`, options, "create");
 	}
 
 	async resumeAgent(agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent> {
+		await this.stallAt("resumeAgent");
 		if (!this.resumable.has(agentId)) throw new Error(`Agent not found: ${agentId}`);
 		return this.makeAgent(agentId, options as AgentOptions, "resume");
 	}
@@ -115,11 +148,32 @@ export class FakeCursorSdk implements CursorSdk {
 	}
 
 	async openStore(dir: string): Promise<OpenStore> {
+		await this.stallAt("openStore");
 		return { fakeStoreDir: dir, dispose: async () => {} } as unknown as OpenStore;
 	}
 
 	defaultStateRoot(cwd: string): string {
 		return `${cwd}/.fake-cursor-state`;
+	}
+
+	/** `me` answers for any key unless `meError` is set. */
+	meError: Error | undefined;
+	async me(_apiKey: string): Promise<{ apiKeyName?: unknown }> {
+		if (this.meError) throw this.meError;
+		return { apiKeyName: "fake-key" };
+	}
+
+	/** `getUsage` answers per agent id; agents without an answer fail. */
+	readonly usageAnswers = new Map<string, unknown>();
+	async getUsage(agentId: string, _apiKey: string): Promise<unknown> {
+		if (!this.usageAnswers.has(agentId)) throw new Error(`no usage for ${agentId}`);
+		return this.usageAnswers.get(agentId);
+	}
+
+	/** Checkpoint windows per agent id (none: no checkpoint). */
+	readonly checkpointWindows = new Map<string, number>();
+	async checkpointMaxTokens(_store: unknown, _cwd: string, agentId: string): Promise<number | undefined> {
+		return this.checkpointWindows.get(agentId);
 	}
 
 	private makeAgent(agentId: string, options: AgentOptions, origin: "create" | "resume"): SDKAgent {
@@ -139,6 +193,7 @@ export class FakeCursorSdk implements CursorSdk {
 			agentId,
 			model: options.model,
 			async send(message: Parameters<SDKAgent["send"]>[0], sendOptions?: SendOptions): Promise<Run> {
+				await sdk.stallAt("send");
 				if (record.closed) throw new Error(`Agent ${agentId} is closed`);
 				if (active && active.status === "running") {
 					throw new Error(`Agent ${agentId} already has active run ${active.id}`);
@@ -167,7 +222,9 @@ export class FakeCursorSdk implements CursorSdk {
 				record.closed = true;
 				void active?.cancel();
 			},
-			async reload() {},
+			async reload() {
+				sdk.reloads.push(agentId);
+			},
 			async [Symbol.asyncDispose]() {
 				agent.close();
 			},

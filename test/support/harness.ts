@@ -10,6 +10,7 @@ import {
 	type AgentSessionEvent,
 	createAgentSession,
 	DefaultResourceLoader,
+	type ExtensionFactory,
 	ModelRuntime,
 	SessionManager,
 	SettingsManager,
@@ -24,6 +25,8 @@ export interface HarnessOptions {
 	apiKey?: string;
 	/** Pi settings (in memory), e.g. `{ compaction: { keepRecentTokens: 1 } }`. */
 	settings?: Record<string, unknown>;
+	/** Other extensions, loaded before and after ours (load order decides who owns a tool name). */
+	extensions?: { before?: ExtensionFactory[]; after?: ExtensionFactory[] };
 }
 
 export interface HarnessSession {
@@ -63,10 +66,12 @@ export async function createHarnessSession(options: HarnessOptions): Promise<Har
 			noThemes: true,
 			noContextFiles: true,
 			extensionFactories: [
+				...(options.extensions?.before ?? []),
 				(pi) => {
 					extension = new CursorExtension(pi, options.sdk, agentDir);
 					extension.register();
 				},
+				...(options.extensions?.after ?? []),
 			],
 		});
 		await loader.reload();

@@ -46,6 +46,12 @@ export interface FakeBackend {
 	runs(): Promise<RunInfo[]>;
 	/** Convenience: summaries of every run request (with the RunSSE request id). */
 	runRequests(): Promise<(RunRequestSummary & { requestId: string })[]>;
+	/**
+	 * Convenience: the decoded `RequestContext` of every request-context exec result (a `{ exec: { requestContext:
+	 * true } }` step), with the RunSSE request id: the agent's environment (sandbox, auto-review), custom subagents,
+	 * rules…
+	 */
+	requestContexts(): Promise<{ requestId: string; context: Record<string, unknown> }[]>;
 	/** Polls runs() until `predicate` holds (default timeout 10000 ms). */
 	waitForRuns(predicate: (runs: RunInfo[]) => boolean, timeoutMs?: number): Promise<RunInfo[]>;
 	/** Back to defaults; clears logs, queue and map; aborts open streams and hanging requests. */
@@ -149,6 +155,14 @@ export async function startFakeBackend(options: StartFakeBackendOptions = {}): P
 		runRequests: async () => {
 			const entries = await control<ClientLogEntry[]>("GET", "log");
 			return entries.flatMap((e) => (e.runRequest ? [{ ...e.runRequest, requestId: e.requestId }] : []));
+		},
+		requestContexts: async () => {
+			const entries = await control<ClientLogEntry[]>("GET", "log");
+			return entries.flatMap((e) => {
+				if (e.kind !== "exec_result" || e.resultCase !== "request_context_result") return [];
+				const success = e.result?.success as { request_context?: Record<string, unknown> } | undefined;
+				return success?.request_context ? [{ requestId: e.requestId, context: success.request_context }] : [];
+			});
 		},
 		waitForRuns: async (predicate, timeoutMs = 10000) => {
 			const deadline = Date.now() + timeoutMs;

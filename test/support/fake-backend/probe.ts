@@ -31,6 +31,8 @@ export interface ProbeConfig {
 	>;
 	getUsage?: boolean;
 	me?: boolean;
+	/** Absolute paths of modules the probe imports before the SDK (Node 24 strips types from `.ts`). */
+	preload?: string[];
 	listModels?: boolean;
 	hardTimeoutMs?: number;
 }
@@ -67,6 +69,8 @@ export interface ProbeOptions {
 	setup?: (cwd: string) => void;
 	/** Kill the probe after this long (default 60000 ms). */
 	timeoutMs?: number;
+	/** Look at the probe's temp root (HOME, TMPDIR, workspace) after the SDK exits, before it is removed. */
+	inspect?: (root: string) => void;
 }
 
 export async function runSdkProbe(
@@ -109,7 +113,11 @@ export async function runSdkProbe(
 		child.once("close", (code) => resolve(code));
 	});
 	clearTimeout(killTimer);
-	rmSync(root, { recursive: true, force: true });
+	try {
+		options.inspect?.(root);
+	} finally {
+		rmSync(root, { recursive: true, force: true });
+	}
 
 	const events: ProbeEvent[] = [];
 	for (const line of stdout.split("\n")) {

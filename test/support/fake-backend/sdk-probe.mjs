@@ -5,9 +5,12 @@
 //   { apiKey, model: {id, params}, cwd, local: {…extra LocalAgentOptions}, agent: {…extra AgentOptions},
 //     sends: [{ message: "text" | {text, images}, mode, model, cancelAfterMs, cancelOnDelta: "<delta type>" }],
 //     customTools: { <name>: { description, inputSchema, reply: "<prefix>" | throws: "<message>" } },
-//     getUsage: true, me: true, listModels: true }
+//     getUsage: true, me: true, listModels: true,
+//     preload: ["<absolute path of a module imported before the SDK>", …] }
 // A custom tool answers `<reply><JSON of its args>` (or throws); each call is printed as a "tool" event.
 // Prints one JSON object per line: created / delta / step / status / result / error / usage / me / models / done.
+
+import { pathToFileURL } from "node:url";
 
 const config = JSON.parse(process.argv[2] ?? process.env.FAKE_PROBE_CONFIG ?? "{}");
 
@@ -25,6 +28,7 @@ const hardTimeout = setTimeout(() => {
 }, config.hardTimeoutMs ?? 60000);
 
 async function main() {
+	for (const file of config.preload ?? []) await import(pathToFileURL(file).href);
 	const { Agent, Cursor } = await import("@cursor/sdk");
 	const apiKey = config.apiKey ?? process.env.CURSOR_API_KEY;
 	if (config.me) {
