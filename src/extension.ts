@@ -37,6 +37,7 @@ import { resolveSafety, safetyAgentOptions } from "./settings/safety.ts";
 import { type CursorSessionState, emptySessionState, restoreSessionState } from "./settings/session-state.ts";
 import { catalogSubagentResolver } from "./settings/subagents.ts";
 import type { TurnRuntime, TurnSetup } from "./turn/stream.ts";
+import { declaredTools } from "./turn/tools.ts";
 import { registerCommands } from "./ui/commands.ts";
 import { FLAG_AUTO_REVIEW, FLAG_FAST, FLAG_MODE, FLAG_NO_FAST, FLAG_SANDBOX, registerFlags } from "./ui/flags.ts";
 import { Accounting } from "./usage/accounting.ts";
@@ -54,6 +55,8 @@ export class CursorExtension {
 	session: CursorSessionState = emptySessionState();
 	userConfig: CursorSdkUserConfig = {};
 	private cwd = process.cwd();
+	/** Pi's mode: print mode keeps stdout for the answer (tool activity goes to stderr instead of cards). */
+	private mode: ExtensionContext["mode"] = "tui";
 	private activeModel: Model<string> | undefined;
 	private ui: ExtensionContext["ui"] | undefined;
 	/** The HTTP/1.1 value we last gave `Cursor.configure` (undefined: never configured by us). */
@@ -133,6 +136,7 @@ export class CursorExtension {
 			}
 			this.session = restoreSessionState(ctx.sessionManager.getBranch());
 			this.cwd = ctx.cwd;
+			this.mode = ctx.mode;
 			// Here, not in the factory: every extension's tools are registered by now, so names others own are kept.
 			this.replay.register(ctx.cwd);
 			this.userConfig = this.local.start(ctx.cwd, {
@@ -176,6 +180,12 @@ export class CursorExtension {
 		this.pi.on("session_before_tree", (event) => {
 			this.summarySignals.add(event.signal);
 			this.pool.invalidate();
+		});
+		// The agent loop ended while a run still waited for Pi's tool results (an abort during tool execution): give the
+		// run up, so Cursor stops working on an answer nobody will read.
+		this.pi.on("agent_end", () => {
+			const live = this.pool.liveRun;
+			if (live && !live.attached) this.pool.keepLive(undefined);
 		});
 		this.pi.on("session_compact", () => {
 			this.pool.invalidate();
@@ -300,7 +310,7 @@ export class CursorExtension {
 		if (!env.settingSources.ok) return { kind: "configuration", message: env.settingSources.error };
 		this.userConfig = this.local.reload().user; // edits to cursor-sdk.json apply from the next turn
 		// Summaries use a temporary store; every other turn of a persisted session needs a safe state root.
-		if (!(options?.signal && this.summarySignals.has(options.signal))) {
+		if (!this.isSummary(options?.signal)) {
 			const store = this.stores.forTurn(process.env, this.userConfig.local?.storeRoot);
 			if (!store.ok) return { kind: "configuration", message: store.message };
 			if (store.moved) this.pool.bind({ storeDir: store.storeDir, resume: undefined });
@@ -314,7 +324,13 @@ export class CursorExtension {
 			selection: buildModelSelection(row.meta, row.item, options?.reasoning, fast),
 			mode,
 			timeouts: { firstResponseMs: env.firstResponseTimeoutMs, idleMs: env.streamIdleTimeoutMs },
+			liveRunIdleMs: env.liveRunIdleDisposeMs,
 		};
+	}
+
+	/** Compaction and tree summaries: recognised by their abort signal, Pi's only public marker of them. */
+	private isSummary(signal: AbortSignal | undefined): boolean {
+		return signal !== undefined && this.summarySignals.has(signal);
 	}
 
 	private turnRuntime(): TurnRuntime {
@@ -325,6 +341,16 @@ export class CursorExtension {
 				return setup;
 			},
 			observer: this.accounting.observer,
+			liveRun: (watch) => (this.isSummary(watch.piSignal) ? undefined : this.pool.liveRun),
+			keepLive: (run) => this.pool.keepLive(run),
+			dropLive: (run) => this.pool.dropLive(run),
+			toolDisplay: (context, setup) => ({
+				replay: this.replay,
+				print: this.mode === "print",
+				declared: declaredTools(context.messages),
+				context: { cwd: this.cwd, secrets: [setup.apiKey] },
+				trace: (line) => process.stderr.write(`${line}\n`),
+			}),
 			acquire: (setup, messages, watch) => {
 				this.applyTransport();
 				const env = readCursorEnv(process.env);
@@ -339,7 +365,7 @@ export class CursorExtension {
 						resolveSafety({ ...this.settingsInput(), user: this.userConfig, project: this.local.current.project }),
 					),
 				};
-				return watch.piSignal && this.summarySignals.has(watch.piSignal)
+				return this.isSummary(watch.piSignal)
 					? this.pool.acquireForSummary(request, watch)
 					: this.pool.acquire(request, watch);
 			},

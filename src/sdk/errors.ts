@@ -95,7 +95,7 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 	if (
 		effectiveCode === "unavailable" ||
 		name === "NetworkError" ||
-		/Failed to connect|fetch failed|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|Network request failed|Stream ended without turnEnded|socket hang up/i.test(
+		/Failed to connect|fetch failed|ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|Network request failed|Stream ended without turnEnded|Connection stalled|socket hang up/i.test(
 			text,
 		)
 	) {

@@ -5,6 +5,7 @@ import { buildBootstrapPrompt, buildIncrementalPrompt, type CursorPrompt } from 
 import type { AgentDefinition, AgentOptions, CursorSdk, OpenStore, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import type { SettingSources } from "../settings/env.ts";
+import type { LiveRun } from "../turn/live-run.ts";
 import type { AgentLease, TurnSetup } from "../turn/stream.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import { type ConversationCoverage, coverageOf, planSessionSend } from "./send-plan.ts";
@@ -122,6 +123,7 @@ async function closeStore(location: StoreLocation, open: Promise<OpenStore>): Pr
 
 export class SessionAgentPool {
 	private pooled: Pooled | undefined;
+	private live: LiveRun | undefined;
 	private scope: SessionScope = { storeDir: undefined, resume: undefined };
 	/** The session's SDK store (opened on first use, shared by the session's agents, closed with the scope). */
 	private sessionStore: { location: StoreLocation; open: Promise<OpenStore> } | undefined;
@@ -161,11 +163,29 @@ export class SessionAgentPool {
 		if (store) await closeStore(store.location, store.open);
 	}
 
+	/** The session's live run (one SDK run spanning several Pi provider turns), if any. */
+	get liveRun(): LiveRun | undefined {
+		return this.live;
+	}
+
+	/** Makes `run` the session's live run (undefined: none); a different previous one is given up. */
+	keepLive(run: LiveRun | undefined): void {
+		const previous = this.live;
+		this.live = run;
+		if (previous !== run) previous?.dispose();
+	}
+
+	/** `run` is over; it stops being the session's live run. */
+	dropLive(run: LiveRun): void {
+		if (this.live === run) this.live = undefined;
+	}
+
 	/** Drops the pooled agent (compaction, tree navigation, shutdown): the next turn bootstraps a new one. */
 	invalidate(): void {
 		const pooled = this.pooled;
 		this.pooled = undefined;
 		this.scope.resume = undefined;
+		this.keepLive(undefined); // a live run of the dropped agent is cancelled
 		if (pooled) this.dispose(pooled);
 	}
 
@@ -326,11 +346,11 @@ export class SessionAgentPool {
 			agent: pooled.agent,
 			prompt,
 			kind,
-			release: (outcome) => {
+			release: (outcome, covered = request.messages) => {
 				try {
 					if (this.pooled !== pooled) return;
 					if (outcome === "finished") {
-						pooled.coverage = coverageOf(poolKey, request.messages, incrementalSends);
+						pooled.coverage = coverageOf(poolKey, covered, incrementalSends);
 						if (storeLocation && !storeLocation.temporary) {
 							const handle: ResumeHandle = {
 								agentId: pooled.agent.agentId,

@@ -23,6 +23,8 @@ export const ENV_FIRST_RESPONSE_TIMEOUT_MS = "PI_CURSOR_FIRST_RESPONSE_TIMEOUT_M
 export const DEFAULT_FIRST_RESPONSE_TIMEOUT_MS = 45_000;
 export const ENV_STREAM_IDLE_TIMEOUT_MS = "PI_CURSOR_STREAM_IDLE_TIMEOUT_MS";
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+export const ENV_LIVE_RUN_IDLE_DISPOSE_MS = "PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS";
+export const DEFAULT_LIVE_RUN_IDLE_DISPOSE_MS = 300_000;
 /** The longest delay a timer takes (2^31 − 1 ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -140,6 +142,8 @@ export interface CursorEnvSettings {
 	readonly firstResponseTimeoutMs: number;
 	/** `PI_CURSOR_STREAM_IDLE_TIMEOUT_MS`: how long a running stream may stay silent, default 300 000. */
 	readonly streamIdleTimeoutMs: number;
+	/** `PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS`: how long a run waiting for Pi's tool results is kept, default 300 000. */
+	readonly liveRunIdleDisposeMs: number;
 }
 
 /** Reads every environment setting above from `env`. */
@@ -154,5 +158,6 @@ export function readCursorEnv(env: EnvRecord): CursorEnvSettings {
 		modelRefreshTimeoutMs: parseMilliseconds(env[ENV_MODEL_REFRESH_TIMEOUT_MS], DEFAULT_MODEL_REFRESH_TIMEOUT_MS, 1),
 		firstResponseTimeoutMs: parseTimerMs(env[ENV_FIRST_RESPONSE_TIMEOUT_MS], DEFAULT_FIRST_RESPONSE_TIMEOUT_MS),
 		streamIdleTimeoutMs: parseTimerMs(env[ENV_STREAM_IDLE_TIMEOUT_MS], DEFAULT_STREAM_IDLE_TIMEOUT_MS),
+		liveRunIdleDisposeMs: parseTimerMs(env[ENV_LIVE_RUN_IDLE_DISPOSE_MS], DEFAULT_LIVE_RUN_IDLE_DISPOSE_MS),
 	};
 }

@@ -2,24 +2,18 @@ import type {
 	AssistantMessage,
 	AssistantMessageEventStream,
 	Model,
+	ToolCall as PiToolCall,
 	TextContent,
 	ThinkingContent,
 } from "@earendil-works/pi-ai";
-import type { InteractionUpdate, ToolCall } from "../sdk/cursor-sdk.ts";
+import type { InteractionUpdate } from "../sdk/cursor-sdk.ts";
 import type { CursorError } from "../sdk/errors.ts";
 import { type CursorTurnUsage, emptyUsage, mapTurnUsage } from "./usage.ts";
 
-/** Cursor's own tool activity, for replay cards and the bridge (later): one event per started/completed call. */
-export interface ToolActivity {
-	phase: "started" | "completed";
-	callId: string;
-	toolCall: ToolCall;
-}
-export type ToolActivityListener = (activity: ToolActivity) => void;
-
 /**
- * Translates one Cursor run's `onDelta` updates into Pi's assistant event stream. Text and thinking arrive as
- * balanced start/delta/end blocks; a tool call, a thinking/text switch or the end of the run closes the open block.
+ * Translates a Cursor run's `onDelta` updates into one Pi assistant message's event stream. Text and thinking arrive
+ * as balanced start/delta/end blocks; a tool call, a thinking/text switch or the end of the message closes the open
+ * block. Cursor's tool calls themselves are the stream's business (they may end the message with `toolUse`).
  * Everything is synchronous: the SDK awaits callbacks one at a time, so a slow callback would slow the run.
  */
 export class TurnTranslator {
@@ -31,7 +25,6 @@ export class TurnTranslator {
 	constructor(
 		private readonly out: AssistantMessageEventStream,
 		private readonly model: Model<string>,
-		private readonly onToolActivity?: ToolActivityListener,
 	) {
 		this.message = {
 			role: "assistant",
@@ -73,16 +66,46 @@ export class TurnTranslator {
 			case "tool-call-started":
 			case "tool-call-completed":
 				this.close();
-				this.onToolActivity?.({
-					phase: update.type === "tool-call-started" ? "started" : "completed",
-					callId: update.callId,
-					toolCall: update.toolCall,
-				});
 				break;
 			case "turn-ended":
 				if (update.usage) this.usage = update.usage;
 				break;
 		}
+	}
+
+	/** Whether the message shows any answer text. */
+	get hasText(): boolean {
+		return this.message.content.some((c) => c.type === "text" && c.text.trim() !== "");
+	}
+
+	/** A line of Cursor activity (a tool without a card, a long-running tool), shown in the message's thinking. */
+	note(line: string): void {
+		if (this.ended) return;
+		const open = this.open?.block;
+		const sep = open?.type === "thinking" && open.thinking !== "" && !open.thinking.endsWith("\n") ? "\n" : "";
+		this.append("thinking", `${sep}${line}\n`);
+	}
+
+	/** Ends the message with Cursor's tool calls: Pi shows them (our replay tools) and calls the provider again. */
+	toolUse(blocks: readonly PiToolCall[]): void {
+		if (this.ended) return;
+		this.close();
+		for (const block of blocks) {
+			const index = this.message.content.push(block) - 1;
+			this.out.push({ type: "toolcall_start", contentIndex: index, partial: this.message });
+			this.out.push({
+				type: "toolcall_delta",
+				contentIndex: index,
+				delta: JSON.stringify(block.arguments),
+				partial: this.message,
+			});
+			this.out.push({ type: "toolcall_end", contentIndex: index, toolCall: block, partial: this.message });
+		}
+		this.applyUsage();
+		this.ended = true;
+		this.message.stopReason = "toolUse";
+		this.out.push({ type: "done", reason: "toolUse", message: this.message });
+		this.out.end(this.message);
 	}
 
 	private append(kind: "text" | "thinking", delta: string): void {
@@ -133,8 +156,7 @@ export class TurnTranslator {
 	/** Ends the turn successfully. `finalText` (the run result) is shown only when no text streamed. */
 	finish(finalText?: string): void {
 		if (this.ended) return;
-		const streamedText = this.message.content.some((c) => c.type === "text" && c.text.trim() !== "");
-		if (!streamedText && finalText?.trim()) this.append("text", finalText);
+		if (!this.hasText && finalText?.trim()) this.append("text", finalText);
 		this.close();
 		this.applyUsage();
 		this.ended = true;

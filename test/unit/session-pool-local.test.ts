@@ -39,6 +39,7 @@ function request(messages: Message[], extra: Partial<PoolRequest> = {}): PoolReq
 			selection: { id: "composer-2" },
 			mode: "agent",
 			timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
+			liveRunIdleMs: 60_000,
 		},
 		messages,
 		cwd: "/projects/app",

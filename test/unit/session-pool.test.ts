@@ -24,6 +24,7 @@ function request(messages: Message[], overrides: Partial<PoolRequest["setup"]> =
 			selection: { id: "composer-2" },
 			mode: "agent",
 			timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
+			liveRunIdleMs: 60_000,
 			...overrides,
 		},
 		messages,

@@ -133,6 +133,7 @@ describe("readCursorEnv", () => {
 			modelRefreshTimeoutMs: 15_000,
 			firstResponseTimeoutMs: 45_000,
 			streamIdleTimeoutMs: 300_000,
+			liveRunIdleDisposeMs: 300_000,
 		});
 	});
 
@@ -148,6 +149,7 @@ describe("readCursorEnv", () => {
 				PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "2000",
 				PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "3000",
 				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "2147483647",
+				PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS: "5000",
 			}),
 		).toEqual({
 			useHttp1: true,
@@ -159,6 +161,7 @@ describe("readCursorEnv", () => {
 			modelRefreshTimeoutMs: 2_000,
 			firstResponseTimeoutMs: 3_000,
 			streamIdleTimeoutMs: 2_147_483_647,
+			liveRunIdleDisposeMs: 5_000,
 		});
 	});
 

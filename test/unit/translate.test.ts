@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { type AssistantMessageEvent, createAssistantMessageEventStream, type Model } from "@earendil-works/pi-ai";
 import type { InteractionUpdate } from "../../src/sdk/cursor-sdk.ts";
-import { type ToolActivity, TurnTranslator } from "../../src/turn/translate.ts";
+import { TurnTranslator } from "../../src/turn/translate.ts";
 
 const model: Model<string> = {
 	id: "composer-2",
@@ -18,14 +18,13 @@ const model: Model<string> = {
 
 async function run(updates: InteractionUpdate[], end: (t: TurnTranslator) => void) {
 	const out = createAssistantMessageEventStream();
-	const activity: ToolActivity[] = [];
-	const translator = new TurnTranslator(out, model, (a) => activity.push(a));
+	const translator = new TurnTranslator(out, model);
 	translator.start();
 	for (const update of updates) translator.update(update);
 	end(translator);
 	const events: AssistantMessageEvent[] = [];
 	for await (const event of out) events.push(event);
-	return { events, message: await out.result(), activity };
+	return { events, message: await out.result() };
 }
 
 const shape = (events: AssistantMessageEvent[]) =>
@@ -63,9 +62,9 @@ test("thinking then text stream as balanced blocks, then done with usage", async
 	expect(message.usage).toMatchObject({ input: 6, cacheRead: 4, output: 2, totalTokens: 12 });
 });
 
-test("a tool call closes the open text block and is reported as tool activity", async () => {
+test("a tool call closes the open text block", async () => {
 	const toolCall = { type: "shell", args: { command: "ls" } } as never;
-	const { events, message, activity } = await run(
+	const { events, message } = await run(
 		[
 			{ type: "text-delta", text: "Looking" },
 			{ type: "tool-call-started", callId: "c1", toolCall, modelCallId: "m1" } as InteractionUpdate,
@@ -85,7 +84,33 @@ test("a tool call closes the open text block and is reported as tool activity", 
 		"done",
 	]);
 	expect(message.content.map((c) => (c.type === "text" ? c.text : c.type))).toEqual(["Looking", "Done"]);
-	expect(activity.map((a) => `${a.phase}:${a.callId}`)).toEqual(["started:c1", "completed:c1"]);
+});
+
+test("toolUse ends the message with tool-call blocks; notes go to the thinking", async () => {
+	const block = { type: "toolCall" as const, id: "cursor-replay-c1", name: "bash", arguments: { command: "ls" } };
+	const { events, message } = await run([{ type: "text-delta", text: "Let me look" }], (t) => {
+		t.note("Cursor shell: ls");
+		t.toolUse([block]);
+	});
+	expect(shape(events)).toEqual([
+		"start",
+		"text_start:0",
+		"text_delta:0",
+		"text_end:0",
+		"thinking_start:1",
+		"thinking_delta:1",
+		"thinking_end:1",
+		"toolcall_start:2",
+		"toolcall_delta:2",
+		"toolcall_end:2",
+		"done",
+	]);
+	expect(message.stopReason).toBe("toolUse");
+	expect(message.content).toEqual([
+		{ type: "text", text: "Let me look" },
+		{ type: "thinking", thinking: "Cursor shell: ls\n" },
+		block,
+	]);
 });
 
 test("the run result is shown when no text streamed; empty deltas create no blocks", async () => {

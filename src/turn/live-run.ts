@@ -1,0 +1,119 @@
+// One SDK run that may span several Pi provider turns. When Cursor's tool calls end a Pi assistant message
+// (`toolUse`), the run goes on in the SDK while Pi shows the calls; what the SDK reports meanwhile is buffered, and
+// the provider call that brings Pi's tool results attaches again and continues streaming the same run.
+import type { InteractionUpdate, Run, RunResult } from "../sdk/cursor-sdk.ts";
+import type { SendStarted } from "./observer.ts";
+import type { AgentLease } from "./stream.ts";
+import { RunTools } from "./tools.ts";
+import type { CursorTurnUsage } from "./usage.ts";
+
+export type LiveEvent = { kind: "update"; update: InteractionUpdate } | { kind: "step" };
+
+export type RunSettlement = { result: RunResult } | { error: unknown };
+
+export interface LiveSink {
+	/** One SDK event; the sink may return a promise the SDK should wait for (e.g. to let Pi draw). */
+	event(event: LiveEvent): Promise<void> | undefined;
+	/** The run ended (after every event it produced). */
+	settled(settlement: RunSettlement): void;
+}
+
+export class LiveRun {
+	/** The Pi tool-call ids of the last `toolUse` message: the next provider call must answer all of them. */
+	awaiting: ReadonlySet<string> = new Set();
+	/** Cursor's tool calls of this run, across provider turns. */
+	readonly tools = new RunTools();
+	/** Whether the run produced assistant text (in any of its messages). */
+	producedText = false;
+	/** The latest `turn-ended` usage, exactly as the SDK reported it. */
+	rawUsage: CursorTurnUsage | undefined;
+	/** The SDK run, once `send` returned. */
+	run: Run | undefined;
+	private readonly buffer: LiveEvent[] = [];
+	private sink: LiveSink | undefined;
+	private settlement: RunSettlement | undefined;
+	private idleTimer: ReturnType<typeof setTimeout> | undefined;
+	private done = false;
+
+	constructor(
+		readonly lease: AgentLease,
+		public send: SendStarted,
+		/** Disposes a run left waiting for Pi this long (`PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS`). */
+		private readonly idleDisposeMs: number,
+		/** Called once when the run is given up (cancelled and its lease released). */
+		private readonly onDispose: (run: LiveRun) => void,
+	) {}
+
+	/** Starts following the SDK run's outcome. */
+	started(run: Run): void {
+		this.run = run;
+		run.wait().then(
+			(result) => this.settle({ result }),
+			(error: unknown) => this.settle({ error }),
+		);
+	}
+
+	get attached(): boolean {
+		return this.sink !== undefined;
+	}
+
+	get settled(): RunSettlement | undefined {
+		return this.settlement;
+	}
+
+	get disposed(): boolean {
+		return this.done;
+	}
+
+	/** An SDK event: to the attached provider turn, or buffered until Pi calls again. */
+	push(event: LiveEvent): Promise<void> | undefined {
+		if (this.sink) return this.sink.event(event);
+		this.buffer.push(event);
+		return undefined;
+	}
+
+	private settle(settlement: RunSettlement): void {
+		if (this.settlement) return;
+		this.settlement = settlement;
+		this.sink?.settled(settlement);
+	}
+
+	/** A provider turn takes over the run: buffered events first, then live ones (and the outcome, if known). */
+	attach(sink: LiveSink): void {
+		clearTimeout(this.idleTimer);
+		this.sink = sink;
+		while (this.buffer.length > 0 && this.sink === sink) {
+			sink.event(this.buffer.shift() as LiveEvent);
+		}
+		if (this.sink === sink && this.settlement) sink.settled(this.settlement);
+	}
+
+	/**
+	 * The provider turn ended with Cursor's tool calls: Pi runs them and calls again. Until then events are
+	 * buffered, and a run nobody comes back for is disposed after the idle window.
+	 */
+	detach(awaiting: ReadonlySet<string>): void {
+		this.sink = undefined;
+		this.awaiting = awaiting;
+		this.idleTimer = setTimeout(() => this.dispose(), this.idleDisposeMs);
+		this.idleTimer.unref?.();
+	}
+
+	/** The run's last provider turn has ended it (finished or failed): nothing is left to give up. */
+	close(): void {
+		this.done = true;
+		clearTimeout(this.idleTimer);
+		this.sink = undefined;
+	}
+
+	/** Gives the run up: cancels it in the SDK and releases its lease (the pooled agent is replaced). */
+	dispose(): void {
+		if (this.done) return;
+		this.done = true;
+		clearTimeout(this.idleTimer);
+		this.sink = undefined;
+		this.buffer.length = 0;
+		void this.run?.cancel().catch(() => {});
+		this.onDispose(this);
+	}
+}

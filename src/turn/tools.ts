@@ -1,0 +1,112 @@
+// Cursor's own tool calls during one run: which started calls are still open, which completed ones wait to be shown
+// as Pi tool cards (a batch ends the current assistant message), and what becomes a plain activity line instead.
+import type { Message } from "@earendil-works/pi-ai";
+import type { MapContext, ReplayCard } from "../replay/mapping.ts";
+import { mapCompletedToolCall } from "../replay/mapping.ts";
+import { lifecycleLine, type RunOutcome } from "../replay/policy.ts";
+import type { CursorReplay } from "../replay/replay.ts";
+import { ShellTracker } from "../replay/shell.ts";
+import { formatActivityLine, formatPrintTrace } from "../replay/trace.ts";
+
+/** How long a long-running Cursor tool runs before it gets a lifecycle line (fast completions get none). */
+export const LIFECYCLE_DELAY_MS = 1_000;
+
+/** Where a turn shows Cursor's tool activity. */
+export interface ToolDisplay {
+	/** The replay subsystem; undefined shows every call as an activity line. */
+	replay: CursorReplay | undefined;
+	/** Print mode: no cards; one trace line per call on stderr. */
+	print: boolean;
+	/** The request's tool names (Pi only runs declared tools). */
+	declared: ReadonlySet<string> | undefined;
+	context: MapContext;
+	/** Writes a print-mode trace line (stderr). */
+	trace(line: string): void;
+}
+
+/** The tools a request declares: Pi's system messages add and remove them as the conversation goes. */
+export function declaredTools(messages: readonly Message[]): Set<string> {
+	const names = new Set<string>();
+	for (const message of messages) {
+		if (message.role !== "system") continue;
+		for (const tool of message.toolsAdded ?? []) names.add(tool.name);
+		for (const tool of message.toolsRemoved ?? []) names.delete(tool.name);
+	}
+	return names;
+}
+
+/** What a tool event asks of the current assistant message. */
+export interface ToolEffect {
+	/** A line to show in the message's thinking (activity without a card, or a lifecycle line). */
+	line?: string;
+}
+
+export class RunTools {
+	/** Started calls not yet completed: call id → the SDK's tool call. */
+	readonly open = new Map<string, { toolCall: unknown; startedAt: number }>();
+	private readonly shells = new ShellTracker();
+	private batch: ReplayCard[] = [];
+
+	started(callId: string, toolCall: unknown): void {
+		this.open.set(callId, { toolCall, startedAt: Date.now() });
+		this.shells.started(callId, toolCall);
+	}
+
+	/** The lifecycle line of a call still running (long-running kinds only). */
+	lifecycle(callId: string, display: ToolDisplay): string | undefined {
+		const open = this.open.get(callId);
+		return open && !display.print ? lifecycleLine(open.toolCall, display.context) : undefined;
+	}
+
+	shellOutput(event: unknown): void {
+		this.shells.delta(event);
+	}
+
+	completed(callId: string, toolCall: unknown, display: ToolDisplay): ToolEffect {
+		const shell = this.shells.completed(callId, toolCall);
+		this.open.delete(shell?.startedCallId ?? callId);
+		const context = shell?.liveOutput ? { ...display.context, liveShellOutput: shell.liveOutput } : display.context;
+		if (display.print || !display.replay) {
+			const card = mapCompletedToolCall(callId, toolCall, context);
+			if (display.print) {
+				display.trace(formatPrintTrace(card));
+				return {};
+			}
+			return { line: formatActivityLine(card) };
+		}
+		const route = display.replay.completed(callId, toolCall, context, display.declared);
+		if (route.kind === "card") {
+			this.batch.push(route.card);
+			return {};
+		}
+		return { line: formatActivityLine(route.card) };
+	}
+
+	/** At the end of the run: calls that started and never completed, shown when the policy says so. */
+	incomplete(outcome: RunOutcome, display: ToolDisplay): ToolEffect[] {
+		const effects: ToolEffect[] = [];
+		for (const [callId, { toolCall }] of this.open) {
+			if (display.print || !display.replay) continue;
+			const route = display.replay.incomplete(callId, toolCall, display.context, outcome, display.declared);
+			if (route?.kind === "card") this.batch.push(route.card);
+			else if (route) effects.push({ line: formatActivityLine(route.card) });
+		}
+		this.open.clear();
+		return effects;
+	}
+
+	/** Completed cards are waiting and no call is still running: the message can end with them. */
+	get batchReady(): boolean {
+		return this.batch.length > 0 && this.open.size === 0;
+	}
+
+	get hasBatch(): boolean {
+		return this.batch.length > 0;
+	}
+
+	takeBatch(): ReplayCard[] {
+		const cards = this.batch;
+		this.batch = [];
+		return cards;
+	}
+}
