@@ -88,7 +88,8 @@ export async function createHarnessSession(options: HarnessOptions): Promise<Har
 			events.push(event);
 		});
 		const extensionErrors: unknown[] = [];
-		await session.bindExtensions({ onError: (error) => extensionErrors.push(error) });
+		// JSON mode: no UI, but the full turn shape (tool cards), like `pi --mode json`.
+		await session.bindExtensions({ mode: "json", onError: (error) => extensionErrors.push(error) });
 		await runtime.setRuntimeApiKey("cursor", options.apiKey ?? "key_test_harness");
 		const model = runtime.getModel("cursor", options.model ?? "composer-2");
 		if (!model) throw new Error(`no cursor model ${options.model ?? "composer-2"} in the harness runtime`);

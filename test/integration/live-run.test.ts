@@ -1,0 +1,117 @@
+// One Cursor run across several Pi provider turns, in a real Pi AgentSession with the fake SDK: tool batches end
+// assistant messages as replay cards, Pi's results continue the same run (one send), the conversation stays
+// incremental afterwards, steering supersedes the run, and an abort during Pi's tool handling gives the run up.
+import { afterEach, expect, test } from "bun:test";
+import type { InteractionUpdate } from "../../src/sdk/cursor-sdk.ts";
+import { defaultScript, FakeCursorSdk, type FakeStep, latestRequest } from "../support/fake-sdk.ts";
+import { createHarnessSession, type HarnessSession } from "../support/harness.ts";
+
+const open: HarnessSession[] = [];
+afterEach(async () => {
+	for (const s of open.splice(0)) await s.close();
+});
+
+async function session(sdk: FakeCursorSdk): Promise<HarnessSession> {
+	const s = await createHarnessSession({ sdk, settings: { retry: { enabled: false } } });
+	open.push(s);
+	return s;
+}
+
+const readCall = (path: string) => ({
+	type: "read",
+	args: { path },
+	result: { status: "success", value: { content: `contents of ${path}` } },
+});
+const tool = (phase: "started" | "completed", callId: string, toolCall: unknown): FakeStep => ({
+	raw: {
+		type: phase === "started" ? "tool-call-started" : "tool-call-completed",
+		callId,
+		toolCall,
+	} as InteractionUpdate,
+});
+const readStep = (callId: string, path: string): FakeStep[] => [
+	tool("started", callId, readCall(path)),
+	tool("completed", callId, readCall(path)),
+];
+
+function assistantStops(h: HarnessSession): string[] {
+	return h.session.state.messages
+		.filter((m) => m.role === "assistant")
+		.map((m) => (m as { stopReason: string }).stopReason);
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error("condition not met in time");
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+}
+
+test("two tool batches and an answer: three messages from one send; the next prompt is incremental", async () => {
+	const sdk = new FakeCursorSdk();
+	sdk.script = (send) =>
+		latestRequest(send.text) === "tour"
+			? [
+					{ text: "Looking. " },
+					...readStep("c1", "a.md"),
+					{ thinking: "now b" },
+					...readStep("c2", "b.md"),
+					{ text: "Both read." },
+					{ turnEnded: { inputTokens: 10, outputTokens: 3 } },
+				]
+			: defaultScript(send);
+	const h = await session(sdk);
+	await h.session.prompt("tour");
+	expect(assistantStops(h)).toEqual(["toolUse", "toolUse", "stop"]);
+	const results = h.session.state.messages.filter((m) => m.role === "toolResult");
+	expect(results.map((r) => (r as { toolName: string }).toolName)).toEqual(["read", "read"]);
+	expect(JSON.stringify(results[0])).toContain("contents of a.md");
+	expect(sdk.sends).toHaveLength(1);
+	expect(sdk.sends[0]?.status).toBe("finished");
+
+	await h.session.prompt("next question");
+	expect(sdk.sends).toHaveLength(2);
+	expect(sdk.sends[1]?.agentId).toBe(sdk.sends[0]?.agentId);
+	expect(sdk.sends[1]?.text).not.toContain("<pi_instructions>"); // incremental: Cursor already has the tool turns
+	expect(sdk.sends[1]?.text).not.toContain("contents of a.md");
+	expect(h.errorMessages()).toEqual([]);
+});
+
+test("steering that arrives before a tool batch supersedes the run: cancelled, the steer goes to a fresh agent", async () => {
+	const sdk = new FakeCursorSdk();
+	sdk.script = (send) =>
+		latestRequest(send.text) === "long job"
+			? [{ text: "working" }, { delay: 200 }, ...readStep("c1", "a.md"), { text: "OLD RUN TEXT" }, { hang: true }]
+			: defaultScript(send);
+	const h = await session(sdk);
+	const running = h.session.prompt("long job");
+	await waitFor(() => h.events.some((e) => e.type === "message_update"));
+	// Pi delivers the steer after this message's tool batch: the context then ends with it, after the tool result.
+	await h.session.steer("STEER: different plan");
+	await running;
+	await h.session.agent.waitForIdle?.();
+	expect(sdk.sends).toHaveLength(2);
+	expect(sdk.sends[0]?.status).toBe("cancelled");
+	expect(latestRequest(sdk.sends[1]?.text ?? "")).toBe("STEER: different plan");
+	expect(JSON.stringify(h.session.state.messages)).not.toContain("OLD RUN TEXT");
+	expect(h.errorMessages()).toEqual([]);
+});
+
+test("abort while Pi handles a tool batch: the turn ends aborted and the waiting run is cancelled", async () => {
+	const sdk = new FakeCursorSdk();
+	sdk.script = (send) =>
+		send.agentId === "fake-agent-1" ? [...readStep("c1", "a.md"), { hang: true }] : defaultScript(send);
+	const h = await session(sdk);
+	const stop = h.session.subscribe((event) => {
+		if (event.type === "tool_execution_end") void h.session.abort();
+	});
+	await h.session.prompt("work");
+	stop();
+	expect(assistantStops(h).at(-1)).toBe("aborted");
+	expect(h.extension.pool.liveRun).toBeUndefined();
+	await waitFor(() => sdk.sends[0]?.status === "cancelled");
+	expect(sdk.agents[0]?.closed).toBe(true);
+	await h.session.prompt("again");
+	expect(assistantStops(h).at(-1)).toBe("stop");
+});
