@@ -5,16 +5,25 @@ import {
 	getAgentDir,
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
+import { startBridgeServer } from "./bridge/server.ts";
+import { type BridgeSettings, readBridgeSettings } from "./bridge/settings.ts";
+import { type BridgeSurface, buildBridgeSurface, buildToolManifestText } from "./bridge/snapshot.ts";
 import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID, type ResolvedRow } from "./catalog/state.ts";
 import { dropCursorLoadedContextFiles } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
+import { NEUTRAL_TOOL } from "./replay/mapping.ts";
 import { CursorReplay } from "./replay/replay.ts";
 import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import type { CursorError } from "./sdk/errors.ts";
-import { installMcpTimeouts, type McpTimeoutInstall, mcpTimeoutNotices } from "./sdk/mcp-timeouts.ts";
+import {
+	installMcpTimeouts,
+	type McpTimeoutInstall,
+	mcpTimeoutNotices,
+	SDK_MCP_REQUEST_TIMEOUT_MS,
+} from "./sdk/mcp-timeouts.ts";
 import { applyNativePaths, locateNativePaths } from "./sdk/native-paths.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { buildModelSelection } from "./selection.ts";
@@ -328,6 +337,27 @@ export class CursorExtension {
 		};
 	}
 
+	/** The bridge settings, with the SDK's effective MCP tool timeout as the upper bound of a bridged call. */
+	bridgeSettings(): BridgeSettings {
+		return readBridgeSettings(process.env, this.mcpTimeouts?.settings.toolMs ?? SDK_MCP_REQUEST_TIMEOUT_MS);
+	}
+
+	/** The active Pi tools as Cursor would see them through the bridge (every registered tool with its verdict). */
+	bridgeSurface(settings = this.bridgeSettings()): BridgeSurface {
+		return buildBridgeSurface(this.pi.getActiveTools(), this.pi.getAllTools(), {
+			replayNames: [NEUTRAL_TOOL],
+			exposeBuiltins: settings.exposeBuiltins,
+		});
+	}
+
+	/** What this turn bridges to Cursor, or undefined (bridge off, or no Pi tool to bridge). */
+	private bridgePlan(): { surface: BridgeSurface; settings: BridgeSettings } | undefined {
+		const settings = this.bridgeSettings();
+		if (!settings.enabled) return undefined;
+		const surface = this.bridgeSurface(settings);
+		return surface.tools.length > 0 ? { surface, settings } : undefined;
+	}
+
 	/** Compaction and tree summaries: recognised by their abort signal, Pi's only public marker of them. */
 	private isSummary(signal: AbortSignal | undefined): boolean {
 		return signal !== undefined && this.summarySignals.has(signal);
@@ -365,9 +395,24 @@ export class CursorExtension {
 						resolveSafety({ ...this.settingsInput(), user: this.userConfig, project: this.local.current.project }),
 					),
 				};
-				return this.isSummary(watch.piSignal)
-					? this.pool.acquireForSummary(request, watch)
-					: this.pool.acquire(request, watch);
+				if (this.isSummary(watch.piSignal)) return this.pool.acquireForSummary(request, watch);
+				const bridge = this.bridgePlan();
+				const tools = bridge && {
+					fingerprint: bridge.surface.fingerprint,
+					manifest: bridge.settings.manifest ? buildToolManifestText(bridge.surface) : "",
+				};
+				const leased = this.pool.acquire({ ...request, ...(tools ? { tools } : {}) }, watch);
+				if (!bridge) return leased;
+				return leased.then((lease) => ({
+					...lease,
+					bridge: (handler) =>
+						startBridgeServer({
+							surface: bridge.surface,
+							handler,
+							callTimeoutMs: bridge.settings.callTimeoutMs,
+							debug: bridge.settings.debug,
+						}),
+				}));
 			},
 		};
 	}

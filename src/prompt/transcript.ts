@@ -92,7 +92,14 @@ function imagesOf(message: UserMessage | undefined): PromptImage[] {
  * The full-context prompt for a new Cursor conversation. `toolGuards: false` (compaction and tree summaries) keeps
  * Pi's instructions but leaves out the coding-tool boundary and tail guard.
  */
-export function buildBootstrapPrompt(messages: readonly Message[], { toolGuards = true } = {}): CursorPrompt {
+/**
+ * The first prompt of a Cursor conversation: Pi's instructions, the history and the latest request. `manifest`: the
+ * Pi tools Cursor can call through the bridge (bootstrap prompts only).
+ */
+export function buildBootstrapPrompt(
+	messages: readonly Message[],
+	{ toolGuards = true, manifest = "" }: { toolGuards?: boolean; manifest?: string } = {},
+): CursorPrompt {
 	const latest = latestUserIndex(messages);
 	const latestUser = latest >= 0 ? (messages[latest] as UserMessage) : undefined;
 	const history = messages.filter((_, i) => i !== latest);
@@ -109,6 +116,7 @@ export function buildBootstrapPrompt(messages: readonly Message[], { toolGuards 
 	);
 	if (anyOmittedImage) sections.push(IMAGE_NOTICE);
 	if (toolGuards) sections.push(TOOL_BOUNDARY);
+	if (manifest) sections.push(`<pi_tools>\n${manifest}\n</pi_tools>`);
 	sections.push(
 		`<latest_user_request>\n${guard(latestUser ? textOf(latestUser.content, true) : "")}\n</latest_user_request>`,
 	);

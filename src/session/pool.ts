@@ -37,6 +37,8 @@ export interface PoolRequest {
 	agentsDigest?: string;
 	/** Local safety controls to enable; only enabled ones are present (and only they join the pool key). */
 	safety?: { autoReview?: true; sandboxOptions?: { enabled: true } };
+	/** The Pi tools bridged to Cursor this turn; a changed set starts a new agent (its bootstrap names them). */
+	tools?: { fingerprint: string; manifest: string };
 }
 
 export interface PoolHooks {
@@ -205,6 +207,7 @@ export class SessionAgentPool {
 			...(request.agentsDigest ? [`agents=${request.agentsDigest}`] : []),
 			...(request.safety?.autoReview ? ["review"] : []),
 			...(request.safety?.sandboxOptions?.enabled ? ["sandbox"] : []),
+			...(request.tools ? [`tools=${request.tools.fingerprint}`] : []),
 		].join("|");
 	}
 
@@ -335,7 +338,7 @@ export class SessionAgentPool {
 			const store = await watch.race(this.storeFor(request.cwd).open);
 			const agent = await watch.race(this.sdk.createAgent(this.agentOptions(request, store)), closeAgent);
 			this.pooled = { agent, poolKey, coverage: undefined };
-			prompt = buildBootstrapPrompt(request.messages);
+			prompt = buildBootstrapPrompt(request.messages, { manifest: request.tools?.manifest });
 			incrementalSends = 0;
 			kind = "bootstrap";
 		}

@@ -1,13 +1,20 @@
 // One SDK run that may span several Pi provider turns. When Cursor's tool calls end a Pi assistant message
 // (`toolUse`), the run goes on in the SDK while Pi shows the calls; what the SDK reports meanwhile is buffered, and
 // the provider call that brings Pi's tool results attaches again and continues streaming the same run.
+import type { Message } from "@earendil-works/pi-ai";
+import type { BridgeCall, BridgeContent, BridgeToolResult } from "../bridge/calls.ts";
+import type { BridgeServer } from "../bridge/server.ts";
 import type { InteractionUpdate, Run, RunResult } from "../sdk/cursor-sdk.ts";
 import type { SendStarted } from "./observer.ts";
 import type { AgentLease } from "./stream.ts";
 import { RunTools } from "./tools.ts";
 import type { CursorTurnUsage } from "./usage.ts";
 
-export type LiveEvent = { kind: "update"; update: InteractionUpdate } | { kind: "step" };
+export type LiveEvent =
+	| { kind: "update"; update: InteractionUpdate }
+	| { kind: "step" }
+	/** Cursor called a Pi tool through the bridge: Pi must run it (a `toolCall` in the message) and answer. */
+	| { kind: "bridge-call"; call: BridgeCall };
 
 export type RunSettlement = { result: RunResult } | { error: unknown };
 
@@ -29,6 +36,10 @@ export class LiveRun {
 	rawUsage: CursorTurnUsage | undefined;
 	/** The SDK run, once `send` returned. */
 	run: Run | undefined;
+	/** The run's Pi tool bridge (closed with the run). */
+	bridge: BridgeServer | undefined;
+	/** Bridged calls handed to Pi, by Pi tool-call id: Pi's result goes back into the same MCP request. */
+	private readonly bridged = new Map<string, (result: BridgeToolResult) => void>();
 	private readonly buffer: LiveEvent[] = [];
 	private sink: LiveSink | undefined;
 	private settlement: RunSettlement | undefined;
@@ -78,6 +89,33 @@ export class LiveRun {
 		this.sink?.settled(settlement);
 	}
 
+	/** The bridge's handler: the call goes to Pi through the provider turn, and resolves with Pi's tool result. */
+	bridgeCall(call: BridgeCall): Promise<BridgeToolResult> {
+		return new Promise((resolve) => {
+			this.bridged.set(call.toolCallId, resolve);
+			// Expired or cancelled: the bridge has answered Cursor; a result Pi brings later goes nowhere.
+			call.signal.addEventListener("abort", () => this.bridged.delete(call.toolCallId), { once: true });
+			this.push({ kind: "bridge-call", call });
+		});
+	}
+
+	/** Hands Pi's results for bridged calls (the trailing tool results of `messages`) back to Cursor. */
+	answer(messages: readonly Message[]): void {
+		for (let i = messages.length - 1; i >= 0; i--) {
+			const message = messages[i];
+			if (message?.role !== "toolResult") break;
+			const resolve = this.bridged.get(message.toolCallId);
+			if (!resolve) continue;
+			this.bridged.delete(message.toolCallId);
+			const content: BridgeContent[] = message.content.map((part) =>
+				part.type === "text"
+					? { type: "text", text: part.text }
+					: { type: "image", data: part.data, mimeType: part.mimeType },
+			);
+			resolve({ content, isError: message.isError });
+		}
+	}
+
 	/** A provider turn takes over the run: buffered events first, then live ones (and the outcome, if known). */
 	attach(sink: LiveSink): void {
 		clearTimeout(this.idleTimer);
@@ -95,6 +133,8 @@ export class LiveRun {
 	detach(awaiting: ReadonlySet<string>): void {
 		this.sink = undefined;
 		this.awaiting = awaiting;
+		// A bridged call keeps the run (its own deadline bounds it: Pi's tool may wait for a human).
+		if ([...awaiting].some((id) => this.bridged.has(id))) return;
 		this.idleTimer = setTimeout(() => this.dispose(), this.idleDisposeMs);
 		this.idleTimer.unref?.();
 	}
@@ -104,6 +144,12 @@ export class LiveRun {
 		this.done = true;
 		clearTimeout(this.idleTimer);
 		this.sink = undefined;
+		this.closeBridge();
+	}
+
+	private closeBridge(): void {
+		this.bridged.clear();
+		void this.bridge?.close().catch(() => {});
 	}
 
 	/** Gives the run up: cancels it in the SDK and releases its lease (the pooled agent is replaced). */
@@ -114,6 +160,7 @@ export class LiveRun {
 		this.sink = undefined;
 		this.buffer.length = 0;
 		void this.run?.cancel().catch(() => {});
+		this.closeBridge();
 		this.onDispose(this);
 	}
 }

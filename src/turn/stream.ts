@@ -7,9 +7,12 @@ import {
 	createAssistantMessageEventStream,
 	type Message,
 	type Model,
+	type ToolCall as PiToolCall,
 	type SimpleStreamOptions,
 	type TranscriptContext,
 } from "@earendil-works/pi-ai";
+import type { BridgeCallHandler } from "../bridge/calls.ts";
+import type { BridgeServer } from "../bridge/server.ts";
 import type { CursorPrompt } from "../prompt/transcript.ts";
 import type { InteractionUpdate, ModelSelection, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { type CursorError, classifyCursorError, scrubText } from "../sdk/errors.ts";
@@ -45,6 +48,8 @@ export interface AgentLease {
 	 * run's last provider turn (the first prompt plus the tool calls and results Cursor's conversation already holds).
 	 */
 	release(outcome: SendOutcome, covered?: readonly Message[]): void | Promise<void>;
+	/** Starts the run's Pi tool bridge (absent: nothing to bridge, the bridge is off, or a summary). */
+	bridge?: (handler: BridgeCallHandler) => Promise<BridgeServer>;
 }
 
 export interface TurnRuntime {
@@ -139,6 +144,7 @@ async function runTurn(
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
 	const previous = runtime.liveRun(watch);
 	if (previous && !previous.attached && answersLiveRun(context.messages, previous.awaiting)) {
+		previous.answer(context.messages); // bridged calls: Pi's results go back into Cursor's MCP requests
 		translator.start();
 		watch.startSdkWork();
 		watch.runStarted();
@@ -208,8 +214,22 @@ async function startRun(
 	const message =
 		lease.prompt.images.length > 0 ? { text: payload.prompt, images: lease.prompt.images } : payload.prompt;
 	try {
+		const startBridge = lease.bridge;
+		if (startBridge) {
+			live.bridge = await watch.race(
+				startBridge((call) => live.bridgeCall(call)),
+				(late) => void late.close().catch(() => {}),
+			);
+		}
+		const mcpServers = live.bridge?.mcpServers;
 		const run = await watch.race(
-			lease.agent.send(message, { model: payload.model, mode: payload.mode, onDelta, onStep }),
+			lease.agent.send(message, {
+				model: payload.model,
+				mode: payload.mode,
+				onDelta,
+				onStep,
+				...(mcpServers ? { mcpServers } : {}),
+			}),
 			(late) => void late.cancel().catch(() => {}),
 		);
 		live.started(run);
@@ -289,7 +309,16 @@ class ProviderTurn {
 
 	private event(event: LiveEvent): Promise<void> | undefined {
 		this.watch.activity();
-		if (this.over || event.kind !== "update") return undefined;
+		if (this.over || event.kind === "step") return undefined;
+		if (event.kind === "bridge-call") {
+			// An expired or cancelled call was already answered by the bridge: never shown to Pi.
+			if (!event.call.signal.aborted) {
+				const { call } = event;
+				const args = call.args as PiToolCall["arguments"]; // JSON from the MCP request
+				this.split([{ type: "toolCall", id: call.toolCallId, name: call.piName, arguments: args }]);
+			}
+			return undefined;
+		}
 		const { update } = event;
 		try {
 			return this.update(update);
@@ -346,11 +375,15 @@ class ProviderTurn {
 		this.lifecycleTimers.add(timer);
 	}
 
-	/** Ends this message with the batch of Cursor tool calls; the run goes on, buffered, until Pi calls again. */
-	private split(): void {
+	/**
+	 * Ends this message with the batch of Cursor's tool calls (replay cards) and `bridged` Pi tool calls; the run goes
+	 * on, buffered, until Pi calls again with the results.
+	 */
+	private split(bridged: PiToolCall[] = []): void {
 		const replay = this.display.replay;
-		if (!replay) return;
-		const blocks = this.live.tools.takeBatch().map((card) => replay.toolCallBlock(card));
+		const cards = replay ? this.live.tools.takeBatch().map((card) => replay.toolCallBlock(card)) : [];
+		const blocks = [...cards, ...bridged];
+		if (blocks.length === 0) return;
 		this.finishTurn();
 		this.live.detach(new Set(blocks.map((block) => block.id)));
 		this.translator.toolUse(blocks);

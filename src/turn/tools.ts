@@ -1,6 +1,7 @@
 // Cursor's own tool calls during one run: which started calls are still open, which completed ones wait to be shown
 // as Pi tool cards (a batch ends the current assistant message), and what becomes a plain activity line instead.
 import type { Message } from "@earendil-works/pi-ai";
+import { BRIDGE_SERVER_NAME } from "../bridge/snapshot.ts";
 import type { MapContext, ReplayCard } from "../replay/mapping.ts";
 import { mapCompletedToolCall } from "../replay/mapping.ts";
 import { lifecycleLine, type RunOutcome } from "../replay/policy.ts";
@@ -22,6 +23,12 @@ export interface ToolDisplay {
 	context: MapContext;
 	/** Writes a print-mode trace line (stderr). */
 	trace(line: string): void;
+}
+
+/** Cursor's MCP call of a bridged Pi tool: Pi itself runs and shows that tool, so no Cursor card. */
+function isBridgeCall(toolCall: unknown): boolean {
+	const call = toolCall as { type?: unknown; args?: { providerIdentifier?: unknown } } | undefined;
+	return call?.type === "mcp" && call.args?.providerIdentifier === BRIDGE_SERVER_NAME;
 }
 
 /** The tools a request declares: Pi's system messages add and remove them as the conversation goes. */
@@ -48,6 +55,7 @@ export class RunTools {
 	private batch: ReplayCard[] = [];
 
 	started(callId: string, toolCall: unknown): void {
+		if (isBridgeCall(toolCall)) return;
 		this.open.set(callId, { toolCall, startedAt: Date.now() });
 		this.shells.started(callId, toolCall);
 	}
@@ -63,6 +71,7 @@ export class RunTools {
 	}
 
 	completed(callId: string, toolCall: unknown, display: ToolDisplay): ToolEffect {
+		if (isBridgeCall(toolCall)) return {}; // Pi shows its own tool's execution
 		const shell = this.shells.completed(callId, toolCall);
 		this.open.delete(shell?.startedCallId ?? callId);
 		const context = shell?.liveOutput ? { ...display.context, liveShellOutput: shell.liveOutput } : display.context;

@@ -1,0 +1,231 @@
+// Pi's tools called by Cursor, end to end: the real `pi` CLI with the built bundle and a helper extension's tools,
+// the real SDK whose MCP client reaches our loopback bridge, and the fake backend issuing the MCP call. Pi runs the
+// real tool through its normal path, and the result goes back into the same Cursor run.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
+import type { ClientLogEntry, FakeBackend } from "../support/fake-backend/client.ts";
+import type { JsonObject } from "../support/fake-backend/codec.ts";
+import {
+	cursorEnv,
+	HomeRegistry,
+	jsonLines,
+	leakedSecrets,
+	NO_RETRY,
+	PiProcess,
+	type PiRecord,
+	pool,
+	startTurnBackend,
+	testNothingLeftBehind,
+	withOutput,
+} from "../support/pi-turn.ts";
+import { REPO_ROOT } from "../support/toolchain.ts";
+
+const TIMEOUT_MS = 150_000;
+const MODEL = "cursor/composer-2.5";
+const TOOLS = join(REPO_ROOT, "test", "fixtures", "bridge-tools-extension.ts");
+const homes = new HomeRegistry();
+const limit = pool(3);
+let backend: FakeBackend;
+
+const mcpExec = (toolName: string, args: JsonObject = {}) => ({
+	exec: { mcp: { toolName, providerIdentifier: "pi_tools", args }, timeoutMs: 60_000 },
+});
+const finish = [{ text: "final answer" }, { turnEnded: { inputTokens: 5, outputTokens: 2 } }];
+
+beforeAll(async () => {
+	backend = await startTurnBackend({
+		scenarioMap: {
+			"[[bridge:echo]]": [{ exec: { requestContext: true } }, mcpExec("pi__echo_tool", { msg: "hi" }), ...finish],
+			"[[bridge:slow]]": [mcpExec("pi__slow_tool", { ms: 4_000 }), ...finish],
+			"[[bridge:hold]]": [mcpExec("pi__slow_tool", { ms: 60_000 }), ...finish],
+			"[[bridge:plain]]": [{ exec: { requestContext: true } }, ...finish],
+		},
+	});
+}, 30_000);
+
+afterAll(async () => {
+	await backend?.stop();
+	homes.removeAll();
+}, 60_000);
+
+/** The fake's client log of the runs whose prompt contains `marker`. */
+async function logOf(marker: string): Promise<ClientLogEntry[]> {
+	const ids = new Set((await backend.runs()).filter((r) => r.userText?.includes(marker)).map((r) => r.requestId));
+	return (await backend.log()).filter((entry) => ids.has(entry.requestId));
+}
+
+const resultText = (record: PiRecord | undefined) =>
+	(record?.result?.content ?? []).map((c: { text?: string }) => c.text ?? "").join("");
+
+/** A loopback URL with a long token: the bridge's secret address must never be shown or stored. */
+const BRIDGE_URL = /127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{20,}/;
+
+function sessionFiles(dir: string): string {
+	return readdirSync(dir, { recursive: true, withFileTypes: true })
+		.filter((f) => f.isFile() && f.name.endsWith(".jsonl"))
+		.map((f) => readFileSync(join(f.parentPath, f.name), "utf8"))
+		.join("\n");
+}
+
+test.concurrent(
+	"Cursor calls a Pi extension's tool as pi__echo_tool: Pi runs it once, the result returns into the same run",
+	async () => {
+		await limit(async () => {
+			const home = homes.create(NO_RETRY);
+			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "--mode", "json", "[[bridge:echo]] use the tool"], {
+				home,
+				env: cursorEnv(backend),
+			});
+			pi.child.stdin.end();
+			try {
+				const exit = await pi.waitExit(60_000);
+				const records = jsonLines(pi.stdout);
+				const start = records.find((r) => r.type === "tool_execution_start");
+				const end = records.find((r) => r.type === "tool_execution_end");
+				const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
+				const runs = (await backend.runRequests()).filter((r) => r.text?.includes("[[bridge:echo]]"));
+				const log = await logOf("[[bridge:echo]]");
+				const context = log.find((e) => e.resultCase === "request_context_result");
+				const mcpResult = log.find((e) => e.resultCase === "mcp_result");
+				withOutput(pi, () => {
+					expect(exit.code).toBe(0);
+					expect(start?.toolName).toBe("echo_tool"); // the real Pi name, not pi__echo_tool
+					expect(start?.args).toEqual({ msg: "hi" });
+					expect(start?.toolCallId).toMatch(/^cursor-pi-bridge-[0-9a-f]{32}-t\d+$/);
+					expect(resultText(end)).toBe("echo:hi");
+					expect(readFileSync(join(home.dir, "echo-runs.txt"), "utf8")).toBe("run\n"); // once
+					expect(JSON.stringify(context?.result)).toContain("pi__echo_tool"); // discovered through the SDK
+					expect(JSON.stringify(mcpResult?.result)).toContain("echo:hi"); // back in the run
+					expect(runs).toHaveLength(1);
+					expect(runs[0]?.text).toContain("<pi_tools>"); // the manifest of the bootstrap prompt
+					expect(assistants.map((a) => a.message.stopReason)).toEqual(["toolUse", "stop"]);
+					expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
+					expect(pi.stdout + pi.stderr + sessionFiles(home.dir)).not.toMatch(BRIDGE_URL);
+					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
+				});
+			} finally {
+				if (pi.running) pi.child.kill("SIGKILL");
+			}
+		});
+	},
+	TIMEOUT_MS,
+);
+
+test.concurrent(
+	"a call past PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS fails cleanly for Cursor, and the run still finishes",
+	async () => {
+		await limit(async () => {
+			const home = homes.create(NO_RETRY);
+			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "--mode", "json", "[[bridge:slow]] wait"], {
+				home,
+				env: cursorEnv(backend, { PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "1500" }),
+			});
+			pi.child.stdin.end();
+			try {
+				const exit = await pi.waitExit(60_000);
+				const records = jsonLines(pi.stdout);
+				const mcpResult = (await logOf("[[bridge:slow]]")).find((e) => e.resultCase === "mcp_result");
+				const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
+				withOutput(pi, () => {
+					expect(exit.code).toBe(0);
+					expect(JSON.stringify(mcpResult?.result)).not.toContain("slow done"); // Cursor got the timeout
+					expect(JSON.stringify(mcpResult?.result)).toMatch(/time|deadline/i);
+					expect(assistants.at(-1)?.message.stopReason).toBe("stop");
+					expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
+				});
+			} finally {
+				if (pi.running) pi.child.kill("SIGKILL");
+			}
+		});
+	},
+	TIMEOUT_MS,
+);
+
+/** TCP ports the process listens on (from /proc: its socket inodes in LISTEN state). */
+function listeningPorts(pid: number): number[] {
+	const inodes = new Set<string>();
+	for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+		try {
+			const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+			const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+			if (inode) inodes.add(inode);
+		} catch {
+			// closed meanwhile
+		}
+	}
+	const ports: number[] = [];
+	for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+		if (!existsSync(table)) continue;
+		for (const line of readFileSync(table, "utf8").split("\n").slice(1)) {
+			const cols = line.trim().split(/\s+/);
+			if (cols[3] === "0A" && inodes.has(cols[9] ?? "")) ports.push(Number.parseInt(cols[1]?.split(":")[1] ?? "0", 16));
+		}
+	}
+	return ports;
+}
+
+test.concurrent(
+	"abort while a bridged tool runs: the tool's signal fires, the run is cancelled, the bridge port is closed",
+	async () => {
+		await limit(async () => {
+			const home = homes.create(NO_RETRY);
+			const pi = new PiProcess(["-e", TOOLS, "--mode", "rpc", "--no-session", "--model", MODEL], {
+				home,
+				env: cursorEnv(backend),
+			});
+			try {
+				pi.send({ id: "p", type: "prompt", message: "[[bridge:hold]] hold on" });
+				await pi.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "slow_tool", 60_000);
+				const listening = listeningPorts(pi.child.pid ?? 0);
+				pi.send({ id: "a", type: "abort" });
+				await pi.waitFor((r) => r.type === "agent_end", 10_000);
+				const runs = await backend.waitForRuns(
+					(all) => all.some((r) => r.userText?.includes("[[bridge:hold]]") && r.clientClosed),
+					10_000,
+				);
+				await new Promise((resolve) => setTimeout(resolve, 300));
+				withOutput(pi, () => {
+					expect(listening).toHaveLength(1); // the bridge, on loopback only
+					expect(existsSync(join(home.dir, "slow-aborted.txt"))).toBe(true);
+					expect(runs.find((r) => r.userText?.includes("[[bridge:hold]]"))?.clientClosed).toBe(true);
+					expect(listeningPorts(pi.child.pid ?? 0)).toEqual([]);
+				});
+				await pi.close();
+			} finally {
+				if (pi.running) pi.child.kill("SIGKILL");
+			}
+		});
+	},
+	TIMEOUT_MS,
+);
+
+test.concurrent(
+	"PI_CURSOR_PI_TOOL_BRIDGE=0: no server, no pi__ tools, no manifest",
+	async () => {
+		await limit(async () => {
+			const home = homes.create(NO_RETRY);
+			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "-p", "[[bridge:plain]] no bridge"], {
+				home,
+				env: cursorEnv(backend, { PI_CURSOR_PI_TOOL_BRIDGE: "0" }),
+			});
+			pi.child.stdin.end();
+			try {
+				const exit = await pi.waitExit(60_000);
+				const runs = (await backend.runRequests()).filter((r) => r.text?.includes("[[bridge:plain]]"));
+				const context = (await logOf("[[bridge:plain]]")).find((e) => e.resultCase === "request_context_result");
+				withOutput(pi, () => {
+					expect(exit.code).toBe(0);
+					expect(pi.stdout).toBe("final answer\n");
+					expect(runs[0]?.text).not.toContain("<pi_tools>");
+					expect(JSON.stringify(context?.result)).not.toContain("pi__");
+				});
+			} finally {
+				if (pi.running) pi.child.kill("SIGKILL");
+			}
+		});
+	},
+	TIMEOUT_MS,
+);
+
+testNothingLeftBehind(() => backend, homes);
