@@ -5,6 +5,7 @@ import {
 	getAgentDir,
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
+import { renderToolsReport } from "./bridge/report.ts";
 import { startBridgeServer } from "./bridge/server.ts";
 import { type BridgeSettings, readBridgeSettings } from "./bridge/settings.ts";
 import { type BridgeSurface, buildBridgeSurface, buildToolManifestText } from "./bridge/snapshot.ts";
@@ -235,7 +236,26 @@ export class CursorExtension {
 
 	/** The Pi tool bridge's state for /cursor-doctor (undefined: no bridge running). */
 	bridgeDoctorFact(): { status: "ok" | "warn" | "fail"; detail: string; fix?: string } | undefined {
-		return undefined;
+		const settings = this.bridgeSettings();
+		if (!settings.enabled) return { status: "ok", detail: "off (PI_CURSOR_PI_TOOL_BRIDGE=0)" };
+		const exposed = this.bridgeSurface(settings).tools.length;
+		const running = this.pool.liveRun?.bridge ? ", serving the current run" : "";
+		if (settings.problems.length > 0) {
+			return { status: "warn", detail: settings.problems.join(" "), fix: "Fix the named variable or unset it." };
+		}
+		return { status: "ok", detail: `${exposed} Pi tool(s) bridged as pi__<name>${running}; /cursor-tools lists them` };
+	}
+
+	/** The `/cursor-tools` report. */
+	toolsReport(): string {
+		const settings = this.bridgeSettings();
+		const sources = readCursorEnv(process.env).settingSources;
+		return renderToolsReport({
+			settings,
+			surface: this.bridgeSurface(settings),
+			settingSources: sources.ok ? sources.sources.join(",") || "none" : sources.error,
+			running: this.pool.liveRun?.bridge !== undefined,
+		});
 	}
 
 	modelInput(model: Model<string> | undefined = this.activeModel): CursorModelInput | undefined {

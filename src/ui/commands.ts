@@ -134,6 +134,10 @@ export function registerCommands(ext: CursorExtension): void {
 			["refresh", "export", "help"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
 		handler: async (args, ctx) => usageCommand(ext, args, ctx),
 	});
+	pi.registerCommand("cursor-tools", {
+		description: "Which Pi tools Cursor can call through the bridge, and why others are not exposed",
+		handler: async () => ext.report(ext.toolsReport()),
+	});
 	pi.registerCommand("cursor-doctor", {
 		description: "Check why Cursor does or does not work here (key, backend, natives, transport, store, …)",
 		handler: async (_args, ctx) => doctorCommand(ext, ctx),

@@ -228,4 +228,33 @@ test.concurrent(
 	TIMEOUT_MS,
 );
 
+test.concurrent(
+	"/cursor-tools lists what Cursor can call and why the other tools are not bridged",
+	async () => {
+		await limit(async () => {
+			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "-p", "/cursor-tools"], {
+				home: homes.create(NO_RETRY),
+				env: cursorEnv(backend),
+			});
+			pi.child.stdin.end();
+			try {
+				const exit = await pi.waitExit(60_000);
+				withOutput(pi, () => {
+					expect(exit.code).toBe(0);
+					expect(pi.stdout).toBe(""); // print mode: the report goes to stderr
+					expect(pi.stderr).toContain("Pi tool bridge: on");
+					expect(pi.stderr).toContain("echo_tool → pi__echo_tool");
+					expect(pi.stderr).toContain("slow_tool → pi__slow_tool");
+					expect(pi.stderr).toMatch(/bash: Pi built-in/);
+					expect(pi.stderr).toContain("cursor: shows Cursor's own tool calls");
+					expect(pi.stderr).toContain("Cursor setting sources: all");
+				});
+			} finally {
+				if (pi.running) pi.child.kill("SIGKILL");
+			}
+		});
+	},
+	TIMEOUT_MS,
+);
+
 testNothingLeftBehind(() => backend, homes);
