@@ -5,6 +5,7 @@ import {
 	getAgentDir,
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
+import { ENV_ASK_QUESTION, registerAskQuestion } from "./bridge/ask-question.ts";
 import { renderToolsReport } from "./bridge/report.ts";
 import { startBridgeServer } from "./bridge/server.ts";
 import { type BridgeSettings, readBridgeSettings } from "./bridge/settings.ts";
@@ -122,6 +123,9 @@ export class CursorExtension {
 		applyNativePaths(process.env, locateNativePaths());
 		// Before any agent exists: the SDK's MCP client arms its request timers when it connects.
 		this.mcpTimeouts = installMcpTimeouts(process.env);
+		if (readBooleanEnv(process.env, ENV_ASK_QUESTION, false) && this.bridgeSettings().enabled) {
+			registerAskQuestion(this.pi);
+		}
 		registerFlags(this.pi);
 		registerCommands(this);
 		this.pi.registerProvider(

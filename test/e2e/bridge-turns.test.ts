@@ -40,6 +40,10 @@ beforeAll(async () => {
 			"[[bridge:slow]]": [mcpExec("pi__slow_tool", { ms: 4_000 }), ...finish],
 			"[[bridge:hold]]": [mcpExec("pi__slow_tool", { ms: 60_000 }), ...finish],
 			"[[bridge:plain]]": [{ exec: { requestContext: true } }, ...finish],
+			"[[bridge:ask]]": [
+				mcpExec("pi__cursor_ask_question", { question: "Which color?", options: ["red", "blue"] }),
+				...finish,
+			],
 		},
 	});
 }, 30_000);
@@ -220,6 +224,34 @@ test.concurrent(
 					expect(runs[0]?.text).not.toContain("<pi_tools>");
 					expect(JSON.stringify(context?.result)).not.toContain("pi__");
 				});
+			} finally {
+				if (pi.running) pi.child.kill("SIGKILL");
+			}
+		});
+	},
+	TIMEOUT_MS,
+);
+
+test.concurrent(
+	"PI_CURSOR_ASK_QUESTION=1: Cursor asks through pi__cursor_ask_question, the user's pick goes back to Cursor",
+	async () => {
+		await limit(async () => {
+			const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", MODEL], {
+				home: homes.create(NO_RETRY),
+				env: cursorEnv(backend, { PI_CURSOR_ASK_QUESTION: "1" }),
+			});
+			try {
+				pi.send({ id: "p", type: "prompt", message: "[[bridge:ask]] ask me" });
+				const dialog = await pi.waitFor((r) => r.type === "extension_ui_request" && r.method === "select", 60_000);
+				pi.send({ type: "extension_ui_response", id: dialog.id, value: "blue" });
+				await pi.waitFor((r) => r.type === "agent_end", 60_000);
+				const mcpResult = (await logOf("[[bridge:ask]]")).find((e) => e.resultCase === "mcp_result");
+				withOutput(pi, () => {
+					expect(dialog.title).toBe("Which color?");
+					expect(dialog.options).toEqual(["red", "blue"]);
+					expect(JSON.stringify(mcpResult?.result)).toContain("The user answered: blue");
+				});
+				await pi.close();
 			} finally {
 				if (pi.running) pi.child.kill("SIGKILL");
 			}
