@@ -325,7 +325,11 @@ export class CursorExtension {
 		this.appliedHttp1 = wanted;
 	}
 
-	private prepare(model: Model<string>, options: SimpleStreamOptions | undefined): TurnSetup | CursorError {
+	private prepare(
+		model: Model<string>,
+		options: SimpleStreamOptions | undefined,
+		continuing = false,
+	): TurnSetup | CursorError {
 		const row: ResolvedRow | undefined = this.catalog.resolve(model.id);
 		if (!row) {
 			return {
@@ -341,9 +345,10 @@ export class CursorExtension {
 		if (flagError) return { kind: "configuration", message: flagError };
 		const env = readCursorEnv(process.env);
 		if (!env.settingSources.ok) return { kind: "configuration", message: env.settingSources.error };
-		this.userConfig = this.local.reload().user; // edits to cursor-sdk.json apply from the next turn
-		// Summaries use a temporary store; every other turn of a persisted session needs a safe state root.
-		if (!this.isSummary(options?.signal)) {
+		// Edits to cursor-sdk.json apply from the next send (a continued run keeps its agent and store).
+		if (!continuing) this.userConfig = this.local.reload().user;
+		// Summaries use a temporary store; every other send of a persisted session needs a safe state root.
+		if (!continuing && !this.isSummary(options?.signal)) {
 			const store = this.stores.forTurn(process.env, this.userConfig.local?.storeRoot);
 			if (!store.ok) return { kind: "configuration", message: store.message };
 			if (store.moved) this.pool.bind({ storeDir: store.storeDir, resume: undefined });
@@ -389,13 +394,13 @@ export class CursorExtension {
 
 	private turnRuntime(): TurnRuntime {
 		return {
-			prepare: (model, options) => {
-				const setup = this.prepare(model, options);
+			prepare: (model, options, continuing) => {
+				const setup = this.prepare(model, options, continuing);
 				this.accounting.noteTurn(setup);
 				return setup;
 			},
 			observer: this.accounting.observer,
-			liveRun: (watch) => (this.isSummary(watch.piSignal) ? undefined : this.pool.liveRun),
+			liveRun: (signal) => (this.isSummary(signal) ? undefined : this.pool.liveRun),
 			keepLive: (run) => this.pool.keepLive(run),
 			dropLive: (run) => this.pool.dropLive(run),
 			toolDisplay: (context, setup) => ({

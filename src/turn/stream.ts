@@ -53,12 +53,15 @@ export interface AgentLease {
 }
 
 export interface TurnRuntime {
-	/** Resolves the model and settings for this request, or explains why the turn cannot run. */
-	prepare(model: Model<string>, options: SimpleStreamOptions | undefined): TurnSetup | CursorError;
+	/**
+	 * Resolves the model and settings for this request, or explains why the turn cannot run. `continuing`: the request
+	 * continues a live run (its agent and store are already in use; configuration is re-read at the next send).
+	 */
+	prepare(model: Model<string>, options: SimpleStreamOptions | undefined, continuing: boolean): TurnSetup | CursorError;
 	/** Leases an agent; every wait races `watch`, and `watch.startSdkWork()` is called once the turn owns the agent. */
 	acquire(setup: TurnSetup, messages: readonly Message[], watch: TurnWatch): Promise<AgentLease>;
-	/** The session's live run that this request may continue (never for compaction or tree summaries). */
-	liveRun(watch: TurnWatch): LiveRun | undefined;
+	/** The session's live run that a request with Pi's `signal` may continue (never compaction or tree summaries). */
+	liveRun(signal: AbortSignal | undefined): LiveRun | undefined;
 	/** Makes `run` the session's live run (undefined: none), giving up a previous one. */
 	keepLive(run: LiveRun | undefined): void;
 	/** `run` is over: it is no longer the session's live run (nothing is given up). */
@@ -136,14 +139,16 @@ async function runTurn(
 	context: TranscriptContext,
 	options: SimpleStreamOptions | undefined,
 ): Promise<void> {
-	const setup = runtime.prepare(model, options);
+	const previous = runtime.liveRun(options?.signal);
+	const continuing =
+		previous !== undefined && !previous.attached && answersLiveRun(context.messages, previous.awaiting);
+	const setup = runtime.prepare(model, options, continuing);
 	if ("kind" in setup) {
 		translator.fail(setup);
 		return;
 	}
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
-	const previous = runtime.liveRun(watch);
-	if (previous && !previous.attached && answersLiveRun(context.messages, previous.awaiting)) {
+	if (previous && continuing) {
 		previous.answer(context.messages); // bridged calls: Pi's results go back into Cursor's MCP requests
 		translator.start();
 		watch.startSdkWork();
