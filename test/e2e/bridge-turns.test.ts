@@ -8,6 +8,7 @@ import type { ClientLogEntry, FakeBackend } from "../support/fake-backend/client
 import type { JsonObject } from "../support/fake-backend/codec.ts";
 import {
 	cursorEnv,
+	endingPi,
 	HomeRegistry,
 	jsonLines,
 	leakedSecrets,
@@ -82,7 +83,7 @@ test.concurrent(
 				env: cursorEnv(backend),
 			});
 			pi.child.stdin.end();
-			try {
+			await endingPi(pi, async () => {
 				const exit = await pi.waitExit(60_000);
 				const records = jsonLines(pi.stdout);
 				const start = records.find((r) => r.type === "tool_execution_start");
@@ -108,9 +109,7 @@ test.concurrent(
 					expect(pi.stdout + pi.stderr + sessionFiles(home.dir)).not.toMatch(BRIDGE_URL);
 					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
 				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,
@@ -126,7 +125,7 @@ test.concurrent(
 				env: cursorEnv(backend, { PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "1500" }),
 			});
 			pi.child.stdin.end();
-			try {
+			await endingPi(pi, async () => {
 				const exit = await pi.waitExit(60_000);
 				const records = jsonLines(pi.stdout);
 				const mcpResult = (await logOf("[[bridge:slow]]")).find((e) => e.resultCase === "mcp_result");
@@ -138,9 +137,7 @@ test.concurrent(
 					expect(assistants.at(-1)?.message.stopReason).toBe("stop");
 					expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
 				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,
@@ -178,7 +175,7 @@ test.concurrent(
 				home,
 				env: cursorEnv(backend),
 			});
-			try {
+			await endingPi(pi, async () => {
 				pi.send({ id: "p", type: "prompt", message: "[[bridge:hold]] hold on" });
 				await pi.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "slow_tool", 60_000);
 				const listening = listeningPorts(pi.child.pid ?? 0);
@@ -196,9 +193,7 @@ test.concurrent(
 					expect(listeningPorts(pi.child.pid ?? 0)).toEqual([]);
 				});
 				await pi.close();
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,
@@ -214,7 +209,7 @@ test.concurrent(
 				env: cursorEnv(backend, { PI_CURSOR_PI_TOOL_BRIDGE: "0" }),
 			});
 			pi.child.stdin.end();
-			try {
+			await endingPi(pi, async () => {
 				const exit = await pi.waitExit(60_000);
 				const runs = (await backend.runRequests()).filter((r) => r.text?.includes("[[bridge:plain]]"));
 				const context = (await logOf("[[bridge:plain]]")).find((e) => e.resultCase === "request_context_result");
@@ -224,9 +219,7 @@ test.concurrent(
 					expect(runs[0]?.text).not.toContain("<pi_tools>");
 					expect(JSON.stringify(context?.result)).not.toContain("pi__");
 				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,
@@ -240,7 +233,7 @@ test.concurrent(
 				home: homes.create(NO_RETRY),
 				env: cursorEnv(backend, { PI_CURSOR_ASK_QUESTION: "1" }),
 			});
-			try {
+			await endingPi(pi, async () => {
 				pi.send({ id: "p", type: "prompt", message: "[[bridge:ask]] ask me" });
 				const dialog = await pi.waitFor((r) => r.type === "extension_ui_request" && r.method === "select", 60_000);
 				pi.send({ type: "extension_ui_response", id: dialog.id, value: "blue" });
@@ -252,9 +245,7 @@ test.concurrent(
 					expect(JSON.stringify(mcpResult?.result)).toContain("The user answered: blue");
 				});
 				await pi.close();
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,
@@ -269,7 +260,7 @@ test.concurrent(
 				env: cursorEnv(backend),
 			});
 			pi.child.stdin.end();
-			try {
+			await endingPi(pi, async () => {
 				const exit = await pi.waitExit(60_000);
 				withOutput(pi, () => {
 					expect(exit.code).toBe(0);
@@ -281,9 +272,7 @@ test.concurrent(
 					expect(pi.stderr).toContain("cursor: shows Cursor's own tool calls");
 					expect(pi.stderr).toContain("Cursor setting sources: all");
 				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { FakeBackend, Scenario } from "../support/fake-backend/client.ts";
 import {
 	cursorEnv,
+	endingPi,
 	HomeRegistry,
 	jsonLines,
 	leakedSecrets,
@@ -92,7 +93,7 @@ test.concurrent(
 				env: cursorEnv(backend),
 			});
 			pi.child.stdin.end();
-			try {
+			await endingPi(pi, async () => {
 				const exit = await pi.waitExit(60_000);
 				const records = jsonLines(pi.stdout);
 				const ends = toolEnds(records);
@@ -126,9 +127,7 @@ test.concurrent(
 					expect(readFileSync(join(home.dir, "log.txt"), "utf8")).toBe("appended-once\n"); // never re-executed
 					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
 				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,
@@ -141,7 +140,7 @@ test.concurrent(
 			const home = workspace();
 			const pi = new PiProcess(["--model", MODEL, "-p", "[[tour]] tidy up quietly"], { home, env: cursorEnv(backend) });
 			pi.child.stdin.end();
-			try {
+			await endingPi(pi, async () => {
 				const exit = await pi.waitExit(60_000);
 				const traces = pi.stderr.split("\n").filter((line) => line.startsWith("[cursor]"));
 				withOutput(pi, () => {
@@ -156,9 +155,7 @@ test.concurrent(
 					expect(readFileSync(join(home.dir, "log.txt"), "utf8")).toBe("appended-once\n");
 					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
 				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
+			});
 		});
 	},
 	TIMEOUT_MS,

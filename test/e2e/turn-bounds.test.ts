@@ -6,6 +6,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import {
 	cursorEnv,
+	endingPi,
 	HomeRegistry,
 	jsonLines,
 	leakedSecrets,
@@ -24,7 +25,42 @@ const MODEL = "cursor/composer-2.5";
 const homes = new HomeRegistry();
 const limit = pool(3);
 let backend: FakeBackend;
-let blackHole: { url: string; server: Server; sockets: Set<Socket> };
+const blackHoles: BlackHole[] = [];
+
+/** A TCP server that accepts connections and never answers (a broken proxy); one per test, to time its client. */
+interface BlackHole {
+	url: string;
+	/** Resolves at the first connection: the client's SDK work has started. */
+	connected: Promise<number>;
+	close(): void;
+}
+
+async function startBlackHole(): Promise<BlackHole> {
+	const sockets = new Set<Socket>();
+	let onConnect: (at: number) => void = () => {};
+	const connected = new Promise<number>((resolve) => {
+		onConnect = resolve;
+	});
+	const server: Server = createServer((socket) => {
+		onConnect(Date.now());
+		sockets.add(socket);
+		socket.on("error", () => {});
+		socket.on("close", () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const address = server.address();
+	if (!address || typeof address === "string") throw new Error("black hole has no port");
+	const hole = {
+		url: `http://127.0.0.1:${address.port}`,
+		connected,
+		close() {
+			for (const socket of sockets) socket.destroy();
+			server.close();
+		},
+	};
+	blackHoles.push(hole);
+	return hole;
+}
 
 const SLOW_ANSWER = {
 	steps: [
@@ -43,21 +79,10 @@ beforeAll(async () => {
 			"[[slow]]": SLOW_ANSWER,
 		},
 	});
-	const sockets = new Set<Socket>();
-	const server = createServer((socket) => {
-		sockets.add(socket);
-		socket.on("error", () => {});
-		socket.on("close", () => sockets.delete(socket));
-	});
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const address = server.address();
-	if (!address || typeof address === "string") throw new Error("black hole has no port");
-	blackHole = { url: `http://127.0.0.1:${address.port}`, server, sockets };
 }, 30_000);
 
 afterAll(async () => {
-	for (const socket of blackHole?.sockets ?? []) socket.destroy();
-	blackHole?.server.close();
+	for (const hole of blackHoles) hole.close();
 	await backend?.stop();
 	homes.removeAll();
 }, 60_000);
@@ -76,11 +101,12 @@ describe("a black-holed backend", () => {
 		"RPC: abort 3 s into the turn ends it `aborted` within a second; closing stdin then exits within 2 s",
 		async () => {
 			await limit(async () => {
+				const blackHole = await startBlackHole();
 				const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", MODEL], {
 					home: homes.create(NO_RETRY),
 					env: cursorEnv(blackHole),
 				});
-				try {
+				await endingPi(pi, async () => {
 					await ready(pi);
 					pi.send({ id: "prompt", type: "prompt", message: "hello into the void" });
 					await pi.waitFor((r) => r.type === "response" && r.id === "prompt");
@@ -100,9 +126,7 @@ describe("a black-holed backend", () => {
 						expect(exitMs).toBeLessThan(2_000);
 						expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
 					});
-				} finally {
-					if (pi.running) pi.child.kill("SIGKILL");
-				}
+				});
 			});
 		},
 		TIMEOUT_MS,
@@ -112,16 +136,18 @@ describe("a black-holed backend", () => {
 		"print mode: SIGTERM after 4 s exits within 2 s, as promptly as Pi with a built-in provider on the same black hole",
 		async () => {
 			await limit(async () => {
+				const blackHole = await startBlackHole();
 				const ours = new PiProcess(["--model", MODEL, "-p", "hello into the void"], {
 					home: homes.create(NO_RETRY),
 					env: cursorEnv(blackHole),
 				});
+				const baselineHole = await startBlackHole();
 				// The baseline: plain Pi (no extension) with an OpenAI-compatible provider pointed at the black hole.
 				const baselineHome = homes.create(NO_RETRY);
 				baselineHome.writeAgentFile("models.json", {
 					providers: {
 						void: {
-							baseUrl: `${blackHole.url}/v1`,
+							baseUrl: `${baselineHole.url}/v1`,
 							api: "openai-completions",
 							apiKey: "unused",
 							models: [{ id: "m" }],
@@ -132,9 +158,12 @@ describe("a black-holed backend", () => {
 					home: baselineHome,
 					withoutExtension: true,
 				});
-				const exitAfterSigterm = async (pi: PiProcess) => {
+				// SIGTERM 4 s into the turn: once the process is up and its request hangs on the black hole (on a busy
+				// machine Pi's start alone can take seconds), at least 4 s after the start.
+				const exitAfterSigterm = async (pi: PiProcess, hole: BlackHole) => {
 					pi.child.stdin.end();
-					await new Promise((resolve) => setTimeout(resolve, 4_000));
+					await hole.connected;
+					await new Promise((resolve) => setTimeout(resolve, Math.max(0, pi.startedAt + 4_000 - Date.now())));
 					const running = pi.running;
 					const signalledAt = Date.now();
 					pi.child.kill("SIGTERM");
@@ -142,7 +171,10 @@ describe("a black-holed backend", () => {
 					return { running, exit, ms: Date.now() - signalledAt };
 				};
 				try {
-					const [mine, theirs] = await Promise.all([exitAfterSigterm(ours), exitAfterSigterm(baseline)]);
+					const [mine, theirs] = await Promise.all([
+						exitAfterSigterm(ours, blackHole),
+						exitAfterSigterm(baseline, baselineHole),
+					]);
 					withOutput(ours, () => {
 						expect(mine.running).toBe(true);
 						expect(theirs.running).toBe(true);
@@ -165,17 +197,20 @@ describe("a black-holed backend", () => {
 		"print mode: no answer within PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS fails within 10 s as a network problem",
 		async () => {
 			await limit(async () => {
+				const blackHole = await startBlackHole();
 				const pi = new PiProcess(["--model", MODEL, "-p", "hello into the void"], {
 					home: homes.create(NO_RETRY),
 					env: cursorEnv(blackHole, { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "3000" }),
 				});
 				pi.child.stdin.end();
 				try {
-					const exit = await pi.waitExit(20_000);
+					const exit = await pi.waitExit(30_000);
+					// From the start of the turn's SDK work (its first connection to the black hole), not Pi's own start.
+					const turnToExitMs = Date.now() - (await blackHole.connected);
 					withOutput(pi, () => {
 						expect(exit.signal).toBeNull();
 						expect(exit.code).not.toBe(0);
-						expect(exit.ms).toBeLessThan(10_000);
+						expect(turnToExitMs).toBeLessThan(10_000);
 						expect(pi.stderr).toContain("Cursor did not respond within 3 s (network error)");
 						expect(pi.stderr).toContain("proxy");
 						expect(pi.stderr).toContain("/cursor-http on");

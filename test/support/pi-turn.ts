@@ -200,6 +200,15 @@ export class PiProcess {
 	}
 }
 
+/** Runs `body`, then ends `pi` (SIGKILL) if it still runs, whatever `body` did: no test leaves a Pi behind. */
+export async function endingPi<T>(pi: PiProcess, body: () => Promise<T>): Promise<T> {
+	try {
+		return await body();
+	} finally {
+		if (pi.running) pi.child.kill("SIGKILL");
+	}
+}
+
 /** Processes (other than this test process) whose environment points at one of the given temp homes. */
 export function processesUsingHomes(homes: readonly TempHome[]): string[] {
 	if (process.platform !== "linux") return [];

@@ -8,9 +8,10 @@ import type { Message } from "@earendil-works/pi-ai";
 import type { AgentDefinition } from "../../src/sdk/cursor-sdk.ts";
 import { type PoolRequest, RESUME_ENTRY_TYPE, type ResumeHandle, SessionAgentPool } from "../../src/session/pool.ts";
 import { definitionsDigest } from "../../src/settings/subagents.ts";
-import { TurnWatch } from "../../src/turn/watch.ts";
+import type { TurnWatch } from "../../src/turn/watch.ts";
 import { FakeCursorSdk } from "../support/fake-sdk.ts";
 import { assistantMessage, systemMessage, userMessage } from "../support/messages.ts";
+import { poolRequest, testWatch } from "../support/pool-request.ts";
 
 const watches: TurnWatch[] = [];
 const pools: SessionAgentPool[] = [];
@@ -22,7 +23,7 @@ afterEach(async () => {
 });
 
 function watch(): TurnWatch {
-	const w = new TurnWatch(undefined, { firstResponseMs: 60_000, idleMs: 60_000 });
+	const w = testWatch();
 	watches.push(w);
 	return w;
 }
@@ -31,23 +32,7 @@ function reviewer(prompt: string): Record<string, AgentDefinition> {
 	return { reviewer: { description: "Reviews diffs", prompt, model: "inherit" } };
 }
 
-function request(messages: Message[], extra: Partial<PoolRequest> = {}): PoolRequest {
-	return {
-		setup: {
-			apiKey: "key_a",
-			baseModelId: "composer-2",
-			selection: { id: "composer-2" },
-			mode: "agent",
-			timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
-			liveRunIdleMs: 60_000,
-		},
-		messages,
-		cwd: "/projects/app",
-		settingSources: ["all"],
-		transport: "http1=default",
-		...extra,
-	};
-}
+const request = (messages: Message[], extra: Partial<PoolRequest> = {}) => poolRequest(messages, extra);
 
 function withAgents(messages: Message[], agents: Record<string, AgentDefinition>): PoolRequest {
 	return request(messages, { agents, agentsDigest: definitionsDigest(agents) });

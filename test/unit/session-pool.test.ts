@@ -8,34 +8,18 @@ import type { Message } from "@earendil-works/pi-ai";
 import { TOOL_BOUNDARY, TOOL_TAIL_GUARD } from "../../src/prompt/transcript.ts";
 import { type PoolRequest, RESUME_ENTRY_TYPE, type ResumeHandle, SessionAgentPool } from "../../src/session/pool.ts";
 import { coverageOf } from "../../src/session/send-plan.ts";
-import { TurnEnded, TurnWatch } from "../../src/turn/watch.ts";
+import { TurnEnded } from "../../src/turn/watch.ts";
 import { FakeCursorSdk, storeDirOf } from "../support/fake-sdk.ts";
 import { assistantMessage, systemMessage, userMessage } from "../support/messages.ts";
+import { poolRequest, testWatch } from "../support/pool-request.ts";
 
 const system = systemMessage();
 const user = userMessage;
 const assistant = (text: string) => assistantMessage(text);
 
-function request(messages: Message[], overrides: Partial<PoolRequest["setup"]> = {}): PoolRequest {
-	return {
-		setup: {
-			apiKey: "key_a",
-			baseModelId: "composer-2",
-			selection: { id: "composer-2" },
-			mode: "agent",
-			timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
-			liveRunIdleMs: 60_000,
-			...overrides,
-		},
-		messages,
-		cwd: "/projects/app",
-		settingSources: ["all"],
-		transport: "http1=default",
-	};
-}
+const request = (messages: Message[], setup: Partial<PoolRequest["setup"]> = {}) => poolRequest(messages, { setup });
 
-/** A turn's watch with deadlines far beyond any test. */
-const watch = (signal?: AbortSignal) => new TurnWatch(signal, { firstResponseMs: 60_000, idleMs: 60_000 });
+const watch = testWatch;
 
 const pools: SessionAgentPool[] = [];
 

@@ -1,0 +1,32 @@
+// A session pool request and a turn watch for pool tests: deadlines far beyond any test.
+import type { Message } from "@earendil-works/pi-ai";
+import type { PoolRequest } from "../../src/session/pool.ts";
+import type { TurnSetup } from "../../src/turn/stream.ts";
+import { TurnWatch } from "../../src/turn/watch.ts";
+
+const FAR = 60_000;
+
+export function poolRequest(
+	messages: Message[],
+	options: { setup?: Partial<TurnSetup> } & Partial<Omit<PoolRequest, "setup">> = {},
+): PoolRequest {
+	const { setup, ...extra } = options;
+	return {
+		setup: {
+			apiKey: "key_a",
+			baseModelId: "composer-2",
+			selection: { id: "composer-2" },
+			mode: "agent",
+			timeouts: { firstResponseMs: FAR, idleMs: FAR },
+			liveRunIdleMs: FAR,
+			...setup,
+		},
+		messages,
+		cwd: "/projects/app",
+		settingSources: ["all"],
+		transport: "http1=default",
+		...extra,
+	};
+}
+
+export const testWatch = (signal?: AbortSignal) => new TurnWatch(signal, { firstResponseMs: FAR, idleMs: FAR });
