@@ -5,6 +5,7 @@ import {
 	getAgentDir,
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
+import { registerActivateSkill, type SkillInfo } from "./bridge/activate-skill.ts";
 import { ENV_ASK_QUESTION, registerAskQuestion } from "./bridge/ask-question.ts";
 import { renderToolsReport } from "./bridge/report.ts";
 import { startBridgeServer } from "./bridge/server.ts";
@@ -183,6 +184,7 @@ export class CursorExtension {
 		this.pi.on("before_agent_start", (event, ctx) => {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
 			if (ctx.model?.provider !== PROVIDER_ID) return;
+			this.offerSkills(event.systemPromptOptions.skills ?? []);
 			if (readBooleanEnv(process.env, "PI_CURSOR_PRESERVE_PI_AGENTS_MD", false)) return;
 			const sources = readCursorEnv(process.env).settingSources;
 			if (!sources.ok) return;
@@ -248,6 +250,17 @@ export class CursorExtension {
 			return { status: "warn", detail: settings.problems.join(" "), fix: "Fix the named variable or unset it." };
 		}
 		return { status: "ok", detail: `${exposed} Pi tool(s) bridged as pi__<name>${running}; /cursor-tools lists them` };
+	}
+
+	/** Pi's loaded skills, offered to Cursor through `cursor_activate_skill` (registered once skills exist). */
+	private skills: readonly SkillInfo[] = [];
+	private skillToolRegistered = false;
+
+	private offerSkills(skills: readonly SkillInfo[]): void {
+		this.skills = skills;
+		if (this.skillToolRegistered || skills.length === 0 || !this.bridgeSettings().enabled) return;
+		this.skillToolRegistered = true;
+		registerActivateSkill(this.pi, () => this.skills);
 	}
 
 	/** The `/cursor-tools` report. */

@@ -41,6 +41,7 @@ beforeAll(async () => {
 			"[[bridge:slow]]": [mcpExec("pi__slow_tool", { ms: 4_000 }), ...finish],
 			"[[bridge:hold]]": [mcpExec("pi__slow_tool", { ms: 60_000 }), ...finish],
 			"[[bridge:plain]]": [{ exec: { requestContext: true } }, ...finish],
+			"[[bridge:skill]]": [mcpExec("pi__cursor_activate_skill", { name: "release-notes" }), ...finish],
 			"[[bridge:ask]]": [
 				mcpExec("pi__cursor_ask_question", { question: "Which color?", options: ["red", "blue"] }),
 				...finish,
@@ -245,6 +246,35 @@ test.concurrent(
 					expect(JSON.stringify(mcpResult?.result)).toContain("The user answered: blue");
 				});
 				await pi.close();
+			});
+		});
+	},
+	TIMEOUT_MS,
+);
+
+test.concurrent(
+	"with a Pi skill loaded, Cursor loads its SKILL.md through pi__cursor_activate_skill",
+	async () => {
+		await limit(async () => {
+			const home = homes.create(NO_RETRY);
+			home.writeAgentFile(
+				"skills/release-notes/SKILL.md",
+				"---\nname: release-notes\ndescription: Write release notes from git history.\n---\nStep 1: run git log.\n",
+			);
+			const pi = new PiProcess(["--model", MODEL, "--mode", "json", "[[bridge:skill]] notes please"], {
+				home,
+				env: cursorEnv(backend),
+			});
+			pi.child.stdin.end();
+			await endingPi(pi, async () => {
+				const exit = await pi.waitExit(60_000);
+				const start = jsonLines(pi.stdout).find((r) => r.type === "tool_execution_start");
+				const mcpResult = (await logOf("[[bridge:skill]]")).find((e) => e.resultCase === "mcp_result");
+				withOutput(pi, () => {
+					expect(exit.code).toBe(0);
+					expect(start?.toolName).toBe("cursor_activate_skill");
+					expect(JSON.stringify(mcpResult?.result)).toContain("Step 1: run git log.");
+				});
 			});
 		});
 	},

@@ -2,7 +2,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { BUNDLE, ensureTool } from "./toolchain.ts";
 
 export interface PiHost {
@@ -38,6 +38,7 @@ export class TempHome {
 
 	writeAgentFile(name: string, content: string | object): string {
 		const path = join(this.agentDir, name);
+		mkdirSync(dirname(path), { recursive: true });
 		writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content, null, 2));
 		return path;
 	}

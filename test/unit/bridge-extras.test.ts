@@ -1,5 +1,9 @@
 import { expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { activateSkill } from "../../src/bridge/activate-skill.ts";
 import { ASK_QUESTION_BLOCKED_EVENT, NO_UI_ANSWER, registerAskQuestion } from "../../src/bridge/ask-question.ts";
 import { renderToolsReport } from "../../src/bridge/report.ts";
 import { readBridgeSettings } from "../../src/bridge/settings.ts";
@@ -67,4 +71,26 @@ test("/cursor-tools names each tool's MCP name or why it is not bridged", () => 
 	});
 	expect(off).toContain("Pi tool bridge: off");
 	expect(off).toContain("web_search: bridge off");
+});
+
+test("cursor_activate_skill returns the skill's SKILL.md and its resource files; unknown or hidden skills say so", () => {
+	const dir = mkdtempSync(join(tmpdir(), "skill-test-"));
+	try {
+		mkdirSync(join(dir, "pdf", "scripts"), { recursive: true });
+		writeFileSync(join(dir, "pdf", "SKILL.md"), "---\nname: pdf\n---\nUse scripts/extract.py.\n");
+		writeFileSync(join(dir, "pdf", "scripts", "extract.py"), "print('x')\n");
+		const skills = [
+			{ name: "pdf", description: "PDFs", filePath: join(dir, "pdf", "SKILL.md"), baseDir: join(dir, "pdf") },
+			{ name: "secret", description: "", filePath: join(dir, "x.md"), baseDir: dir, disableModelInvocation: true },
+		];
+		const found = activateSkill(skills, "pdf");
+		expect(found.isError).toBe(false);
+		expect(found.text).toContain("Use scripts/extract.py.");
+		expect(found.text).toContain(join(dir, "pdf", "scripts", "extract.py"));
+		expect(found.text).not.toContain(`- ${join(dir, "pdf", "SKILL.md")}`);
+		expect(activateSkill(skills, "nope")).toEqual({ text: 'No Pi skill named "nope". Available: pdf.', isError: true });
+		expect(activateSkill(skills, "secret").isError).toBe(true);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
 });
