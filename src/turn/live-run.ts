@@ -68,10 +68,6 @@ export class LiveRun {
 		return this.sink !== undefined;
 	}
 
-	get settled(): RunSettlement | undefined {
-		return this.settlement;
-	}
-
 	get disposed(): boolean {
 		return this.done;
 	}

@@ -74,7 +74,7 @@ export class TurnTranslator {
 	}
 
 	/** Whether the message shows any answer text. */
-	get hasText(): boolean {
+	private get hasText(): boolean {
 		return this.message.content.some((c) => c.type === "text" && c.text.trim() !== "");
 	}
 

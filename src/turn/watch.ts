@@ -48,9 +48,9 @@ export class TurnWatch {
 	/** Until Cursor's first event: armed when the SDK work starts. */
 	private firstResponse: ReturnType<typeof setTimeout> | undefined;
 	private responded = false;
-	/** While a run streams: armed when the run starts, pushed back by every event, off while paused. */
+	/** While a run streams: armed when the run starts, pushed back by every event. */
 	private idle: ReturnType<typeof setTimeout> | undefined;
-	private idleState: "off" | "armed" | "paused" = "off";
+	private idleArmed = false;
 	/** When the last SDK event arrived (ms, monotonic). */
 	private lastEvent = 0;
 	private ended: TurnFailure | undefined;
@@ -86,7 +86,7 @@ export class TurnWatch {
 
 	/** The SDK run started (`send` returned): from now on it may not stay silent longer than the idle deadline. */
 	runStarted(): void {
-		if (this.idleState !== "off" || this.ended) return;
+		if (this.idleArmed || this.ended) return;
 		this.lastEvent = performance.now();
 		this.armIdle(this.timeouts.idleMs);
 	}
@@ -100,19 +100,6 @@ export class TurnWatch {
 		if (this.responded) return;
 		this.responded = true;
 		clearTimeout(this.firstResponse);
-	}
-
-	/** The run waits for Pi (e.g. a tool result): no idle deadline until `resume`. */
-	pause(): void {
-		if (this.idleState !== "armed") return;
-		clearTimeout(this.idle);
-		this.idleState = "paused";
-	}
-
-	resume(): void {
-		if (this.idleState !== "paused" || this.ended) return;
-		this.lastEvent = performance.now();
-		this.armIdle(this.timeouts.idleMs);
 	}
 
 	/** Ends the turn with `failure` (the first reason wins). */
@@ -164,7 +151,7 @@ export class TurnWatch {
 	}
 
 	private armIdle(ms: number): void {
-		this.idleState = "armed";
+		this.idleArmed = true;
 		this.idle = unrefTimer(() => {
 			const silent = performance.now() - this.lastEvent;
 			if (silent < this.timeouts.idleMs) this.armIdle(this.timeouts.idleMs - silent);
@@ -175,6 +162,5 @@ export class TurnWatch {
 	private clear(): void {
 		clearTimeout(this.firstResponse);
 		clearTimeout(this.idle);
-		this.idleState = "off";
 	}
 }
