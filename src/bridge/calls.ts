@@ -2,7 +2,7 @@
 // once — by the handler's result, the per-call deadline, MCP cancellation or the bridge closing. A call that
 // expires or is cancelled while queued never reaches the handler; one that is running has its signal aborted.
 import { scrubText } from "../sdk/errors.ts";
-import type { BridgeDebugSink } from "./debug.ts";
+import type { BridgeDebugEvent, BridgeDebugSink } from "./debug.ts";
 import { bridgeToolCallId } from "./ids.ts";
 import type { BridgeTool } from "./snapshot.ts";
 
@@ -192,14 +192,7 @@ export class BridgeCallQueue {
 	}
 
 	private log(
-		event:
-			| "call_queued"
-			| "call_started"
-			| "call_resolved"
-			| "call_failed"
-			| "call_expired"
-			| "call_cancelled"
-			| "call_rejected",
+		event: Extract<BridgeDebugEvent, `call_${string}`>,
 		entry: Entry,
 		extra: { reason?: string; isError?: boolean; timeoutMs?: number } = {},
 	): void {
