@@ -87,8 +87,8 @@ export class Accounting {
 				if (this.running.delete(sendKey(send))) this.notices.requestEnded();
 			},
 		};
-		const captureIfEnabled = () => (readBooleanEnv(process.env, ENV_EVENT_DEBUG, false) ? [this.capture] : []);
-		this.observer = combineObservers(() => [lifecycle, this.ledger, this.learner, ...captureIfEnabled()]);
+		const capture = readBooleanEnv(process.env, ENV_EVENT_DEBUG, false) ? [this.capture] : [];
+		this.observer = combineObservers([lifecycle, this.ledger, this.learner, ...capture]);
 	}
 
 	/** `sdk` as the session pool should see it (its stores are tracked for checkpoint reads). */

@@ -1,22 +1,25 @@
-// Several TurnObservers behind one: each callback reaches every observer, and one that throws never stops the others.
+// Several TurnObservers behind one: each callback reaches every observer that has it, and one that throws never stops
+// the others. A callback no observer has stays absent, so the stream skips it (e.g. `sdkUpdate` on every delta).
 import type { TurnObserver } from "../turn/observer.ts";
 
-export function combineObservers(observers: () => readonly TurnObserver[]): TurnObserver {
-	const each = <K extends keyof TurnObserver>(key: K, args: Parameters<NonNullable<TurnObserver[K]>>) => {
-		for (const observer of observers()) {
-			const callback = observer[key] as ((...a: typeof args) => void) | undefined;
-			if (!callback) continue;
-			try {
-				callback.apply(observer, args);
-			} catch {
-				// one observer's failure is its own
+const KEYS = ["sendStarted", "sdkUpdate", "sdkStep", "sendEnded"] as const;
+
+export function combineObservers(observers: readonly TurnObserver[]): TurnObserver {
+	const combined: TurnObserver = {};
+	for (const key of KEYS) {
+		const callbacks = observers
+			.map((observer) => observer[key]?.bind(observer) as ((...args: unknown[]) => void) | undefined)
+			.filter((callback) => callback !== undefined);
+		if (callbacks.length === 0) continue;
+		(combined as Record<string, (...args: unknown[]) => void>)[key] = (...args) => {
+			for (const callback of callbacks) {
+				try {
+					callback(...args);
+				} catch {
+					// one observer's failure is its own
+				}
 			}
-		}
-	};
-	return {
-		sendStarted: (...args) => each("sendStarted", args),
-		sdkUpdate: (...args) => each("sdkUpdate", args),
-		sdkStep: (...args) => each("sdkStep", args),
-		sendEnded: (...args) => each("sendEnded", args),
-	};
+		};
+	}
+	return combined;
 }
