@@ -77,7 +77,7 @@ export class CursorExtension {
 	private readonly sockets = new SdkSockets();
 	/** Cursor's own tool calls replayed as Pi tool cards (src/replay/). */
 	readonly replay: CursorReplay;
-	/** User + trusted project `cursor-sdk.json`, re-read each turn (subagents, safety controls, store root). */
+	/** User + trusted project `cursor-sdk.json`, re-read at each send (subagents, safety controls, store root). */
 	readonly local: LocalAgentConfig;
 	/** The persisted session's store under the chosen state root. */
 	readonly stores = new SessionStoreScope();
@@ -240,8 +240,8 @@ export class CursorExtension {
 		else console.error(message);
 	};
 
-	/** The Pi tool bridge's state for /cursor-doctor (undefined: no bridge running). */
-	bridgeDoctorFact(): { status: "ok" | "warn" | "fail"; detail: string; fix?: string } | undefined {
+	/** The Pi tool bridge's state for /cursor-doctor. */
+	bridgeDoctorFact(): { status: "ok" | "warn"; detail: string; fix?: string } {
 		const settings = this.bridgeSettings();
 		if (!settings.enabled) return { status: "ok", detail: "off (PI_CURSOR_PI_TOOL_BRIDGE=0)" };
 		const exposed = this.bridgeSurface(settings).tools.length;

@@ -45,7 +45,7 @@ export interface DoctorFacts {
 	transport: { useHttp1: boolean | undefined; source: string; customBackendHttp: boolean };
 	settingSources: { ok: true; sources: readonly string[]; isDefault: boolean } | { ok: false; error: string };
 	catalog: { source: "fallback" | "cache" | "live"; fetchedAt: number | undefined; rows: number; capturedOn: string };
-	bridge: { status: CheckStatus; detail: string; fix?: string } | undefined;
+	bridge: { status: CheckStatus; detail: string; fix?: string };
 	/** `label` says where the root comes from (default, PI_CURSOR_SDK_STATE_ROOT, local.storeRoot). */
 	storeRoot: { path: string | undefined; label: string; writable: boolean; error?: string };
 	lastError: { message: string; at: number } | undefined;
@@ -227,9 +227,7 @@ export function checkCatalog(facts: DoctorFacts): CheckResult {
 }
 
 export function checkBridge(facts: DoctorFacts): CheckResult {
-	const title = "Pi tool bridge";
-	if (!facts.bridge) return { title, status: "ok", detail: "not running (no Pi tools are bridged in this session)" };
-	return { title, ...facts.bridge };
+	return { title: "Pi tool bridge", ...facts.bridge };
 }
 
 export function checkStoreRoot(facts: DoctorFacts): CheckResult {
