@@ -4,7 +4,9 @@
 // final `index.js` (only npm:/git: sources are named from package.json). Loaded straight from the checkout, the
 // bundle would show as "dist". So the built bundle is staged as `.toolchain/start/<package name>/index.js`, beside a
 // manifest that lists it, and Pi loads that folder as a package. The folder stays inside the checkout, so the bundle
-// still resolves `@cursor/sdk` (and its native platform package) from the checkout's node_modules.
+// still resolves `@cursor/sdk` (and its native platform package) from the checkout's node_modules. Like the project's
+// own manifest, the staged one has no `"type": "module"`: with it, Pi's loader (jiti) would import the bundle natively
+// and Node would load a second copy of Pi's libraries from node_modules instead of the host's own modules.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +27,6 @@ export function stageCheckoutPackage() {
 	const staged = {
 		name: manifest.name,
 		version: manifest.version,
-		type: "module",
 		private: true,
 		pi: { extensions: ["./index.js"] },
 	};

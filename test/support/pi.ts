@@ -1,6 +1,6 @@
 // Runs the real Pi CLI (npm package on Node 24, or a compiled Bun binary) with an isolated HOME.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { BUNDLE, ensureTool } from "./toolchain.ts";
@@ -25,6 +25,27 @@ export function defaultHost(): PiHost {
 	return { name: "npm pi 1.6.0 on node", command: [ensureTool("node24"), ensureTool("pi@1.6.0")] };
 }
 
+/**
+ * Pi's extension loader (jiti) transpiles our bundle once and caches the result in `$TMPDIR/jiti`, as it does for a
+ * user. Every temp HOME has its own TMPDIR, so each Pi a test starts would transpile the bundle again (seconds on a
+ * 2-core machine): the temp homes share one cache, filled once per test process before any test starts Pi.
+ */
+let sharedJitiCache: string | undefined;
+function jitiCache(): string {
+	if (sharedJitiCache) return sharedJitiCache;
+	const parent = mkdtempSync(join(tmpdir(), "pi-cursor-jiti-"));
+	const host = defaultHost();
+	const [program = "", ...prefix] = host.command;
+	spawnSync(program, [...prefix, "-ne", "-e", BUNDLE, "--list-models", "cursor"], {
+		env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: parent, TMPDIR: parent, PI_OFFLINE: "1" },
+		stdio: "ignore",
+	});
+	process.on("exit", () => rmSync(parent, { recursive: true, force: true }));
+	sharedJitiCache = join(parent, "jiti");
+	mkdirSync(sharedJitiCache, { recursive: true });
+	return sharedJitiCache;
+}
+
 /** A throwaway HOME with Pi's agent dir inside; never the real home. */
 export class TempHome {
 	readonly dir = mkdtempSync(join(tmpdir(), "pi-cursor-test-"));
@@ -34,6 +55,7 @@ export class TempHome {
 	constructor() {
 		mkdirSync(this.agentDir, { recursive: true });
 		mkdirSync(this.tmp, { recursive: true });
+		if (!existsSync(join(this.tmp, "jiti"))) symlinkSync(jitiCache(), join(this.tmp, "jiti"), "dir");
 	}
 
 	writeAgentFile(name: string, content: string | object): string {

@@ -9,9 +9,8 @@ export const REPO_ROOT = resolve(import.meta.dir, "..", "..");
 
 /**
  * The built bundle as users get it: `node_modules/pi-cursor-sdk/dist/index.js` beside its runtime dependencies
- * (`@cursor/sdk` and its platform package) and WITHOUT the Pi packages, which are our devDependencies. Loaded from
- * the checkout, Node would import the bundle natively and resolve `@earendil-works/*` to our own copies instead of
- * Pi's (a second Pi in memory, and the wrong version under Pi 0.87.1); installed, Pi's loader maps them to the host.
+ * (`@cursor/sdk` and its platform package) and WITHOUT the Pi packages, which are our devDependencies. Tests load it
+ * from there; `test/e2e/one-copy.test.ts` also loads it from the checkout, where Pi's packages sit beside it.
  */
 function stageInstalledBundle(): string {
 	const built = join(REPO_ROOT, "dist", "index.js");
