@@ -45,7 +45,10 @@ test("the comparison flags Pi's libraries opened only because of the extension",
 		"/p/node_modules/@earendil-works/pi-coding-agent/package.json",
 	];
 	expect(secondPiFiles(ours, host)).toEqual([]);
-	const second = ["/p/node_modules/@earendil-works/pi-coding-agent/dist/index.js", "/p/node_modules/typebox/build/index.mjs"];
+	const second = [
+		"/p/node_modules/@earendil-works/pi-coding-agent/dist/index.js",
+		"/p/node_modules/typebox/build/index.mjs",
+	];
 	expect(secondPiFiles([...ours, ...second], host)).toEqual(second);
 });
 
