@@ -8,16 +8,17 @@ import type {
 import type { CatalogCache } from "./catalog/cache.ts";
 import { discoverModels } from "./catalog/discovery.ts";
 import { type CatalogState, CURSOR_BASE_URL, PROVIDER_ID } from "./catalog/state.ts";
+import type { TurnEntry } from "./runtime/types.ts";
 import type { CursorSdk } from "./sdk/cursor-sdk.ts";
 import type { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { ENV_HIDE_MODELS_WHEN_LOGGED_OUT, readBooleanEnv, readCursorEnv } from "./settings/env.ts";
-import { streamCursorTurn, type TurnRuntime } from "./turn/stream.ts";
+import { streamCursorTurn } from "./turn/stream.ts";
 
 export interface ProviderDeps {
 	sdk: CursorSdk;
 	catalog: CatalogState;
 	cache: CatalogCache;
-	turns: TurnRuntime;
+	turns: TurnEntry;
 	/** SDK work runs inside `sockets.run` so that its leftover sockets cannot hold Pi's exit. */
 	sockets: SdkSockets;
 	/** Reports a failed live refresh that nobody awaited (e.g. Pi's background refresh). */

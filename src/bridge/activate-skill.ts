@@ -56,7 +56,10 @@ export function activateSkill(skills: readonly SkillInfo[], name: string): { tex
 }
 
 /** Registers the tool once; `skills()` returns the skills Pi loaded for the current turn. */
-export function registerActivateSkill(pi: ExtensionAPI, skills: () => readonly SkillInfo[]): void {
+export function registerActivateSkill(
+	pi: Pick<ExtensionAPI, "registerTool">,
+	skills: () => readonly SkillInfo[],
+): void {
 	pi.registerTool({
 		name: ACTIVATE_SKILL_TOOL,
 		label: "Activate skill",

@@ -25,7 +25,7 @@ export interface BridgeSettings {
 	readonly problems: readonly string[];
 }
 
-/** `mcpToolTimeoutMs` is the SDK's effective MCP tool-call timeout (see src/sdk/mcp-timeouts.ts). */
+/** `mcpToolTimeoutMs` is the SDK's effective MCP tool-call timeout (see src/process/mcp-timeouts.ts). */
 export function readBridgeSettings(env: EnvRecord, mcpToolTimeoutMs: number): BridgeSettings {
 	const problems: string[] = [];
 	const enabled = readBooleanEnv(env, ENV_BRIDGE, true);

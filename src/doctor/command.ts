@@ -2,39 +2,61 @@
 import { type ExtensionCommandContext, VERSION } from "@earendil-works/pi-coding-agent";
 import { CatalogCache } from "../catalog/cache.ts";
 import { FALLBACK_CATALOG_CAPTURED_ON } from "../catalog/fallback-models.generated.ts";
-import type { CursorExtension } from "../extension.ts";
+import type { CatalogState } from "../catalog/state.ts";
+import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import { chooseStoreRoot, describeChoice } from "../session/store-root.ts";
-import { resolveHttp1 } from "../settings/effective.ts";
-import { readCursorEnv } from "../settings/env.ts";
-import { renderDoctor, runChecks } from "./checks.ts";
+import type { SessionStoreScope } from "../session/store-scope.ts";
+import { type EffectiveSettingsInput, resolveHttp1 } from "../settings/effective.ts";
+import { type EnvRecord, readCursorEnv } from "../settings/env.ts";
+import type { Notify } from "../ui/types.ts";
+import { type DoctorFacts, renderDoctor, runChecks } from "./checks.ts";
 import { gatherDoctorFacts } from "./gather.ts";
 
-export async function doctorCommand(ext: CursorExtension, ctx: ExtensionCommandContext): Promise<void> {
-	const http = resolveHttp1(ext.settingsInput());
-	const sources = readCursorEnv(process.env).settingSources;
-	const cache = new CatalogCache(ext.agentDir);
+/** What /cursor-doctor looks at. */
+export interface DoctorDeps {
+	readonly env: EnvRecord;
+	readonly agentDir: string;
+	readonly sdk: Pick<CursorSdk, "me">;
+	readonly catalog: Pick<CatalogState, "source" | "models">;
+	/** The session's settings (the HTTP/1.1 transport's value and source). */
+	readonly settings: () => EffectiveSettingsInput;
+	readonly stores: Pick<SessionStoreScope, "checkRoot">;
+	readonly bridge: () => DoctorFacts["bridge"];
+	readonly lastError: () => DoctorFacts["lastError"];
+	readonly report: Notify;
+}
+
+export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandContext): Promise<void> {
+	const settings = deps.settings();
+	const http = resolveHttp1(settings);
+	const sources = readCursorEnv(deps.env).settingSources;
+	const cache = new CatalogCache(deps.agentDir);
 	const facts = await gatherDoctorFacts({
-		env: process.env,
+		env: deps.env,
 		auth: async () => {
 			const auth = await ctx.modelRegistry.getProviderAuth("cursor");
 			return { apiKey: auth?.auth.apiKey || undefined, source: auth?.source };
 		},
-		me: (apiKey) => ext.sdk.me(apiKey),
+		me: (apiKey) => deps.sdk.me(apiKey),
 		piVersion: VERSION,
 		transport: { useHttp1: http.useHttp1, source: http.source },
-		catalog: { source: ext.catalog.source, rows: ext.catalog.models.length, capturedOn: FALLBACK_CATALOG_CAPTURED_ON },
+		catalog: {
+			source: deps.catalog.source,
+			rows: deps.catalog.models.length,
+			capturedOn: FALLBACK_CATALOG_CAPTURED_ON,
+		},
 		cachedAt: (apiKey) => cache.read(apiKey)?.fetchedAt,
 		settingSources: sources.ok
 			? { ok: true, sources: [...sources.sources], isDefault: sources.isDefault }
 			: { ok: false, error: sources.error },
 		storeRoot: () => {
-			const choice = chooseStoreRoot(process.env, ext.userConfig.local?.storeRoot);
+			const choice = chooseStoreRoot(deps.env, settings.config?.local?.storeRoot);
 			const label = describeChoice(choice);
-			const root = ext.stores.checkRoot(choice);
+			const root = deps.stores.checkRoot(choice);
 			return root.ok ? { ok: true, path: root.root, label } : { ok: false, label, message: root.message };
 		},
-		bridge: ext.bridgeDoctorFact(),
-		lastError: ext.accounting.ledger.lastError,
+		bridge: deps.bridge(),
+		lastError: deps.lastError(),
 		now: Date.now(),
 	});
 	const results = runChecks(facts);
@@ -43,5 +65,5 @@ export async function doctorCommand(ext: CursorExtension, ctx: ExtensionCommandC
 		: results.some((r) => r.status === "warn")
 			? "warning"
 			: "info";
-	ext.report(renderDoctor(results), worst);
+	deps.report(renderDoctor(results), worst);
 }

@@ -2,8 +2,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { locateNativePaths, type NativePaths } from "../process/native-paths.ts";
 import { classifyCursorError, scrubText } from "../sdk/errors.ts";
-import { locateNativePaths, type NativePaths } from "../sdk/native-paths.ts";
 import type { BackendFact, DoctorFacts, NativeFact } from "./checks.ts";
 
 /** `Cursor.me` is awaited at most this long (the SDK's REST calls have no timeout). */

@@ -4,14 +4,11 @@ import type { ToolCall as PiToolCall } from "@earendil-works/pi-ai";
 import { replayToolCallId } from "./ids.ts";
 import { asObj, clean, cursorToolType, type Env, headText, ruleFor, type Success, str } from "./rules.ts";
 import { relativizeIn } from "./text.ts";
+import { NEUTRAL_TOOL, type ReplayToolName } from "./types.ts";
 
 export { cursorToolType } from "./rules.ts";
 
-/** Pi tool names a Cursor call can be replayed under when we own them; everything else uses {@link NEUTRAL_TOOL}. */
-export const NATIVE_TOOL_NAMES = ["read", "bash", "grep", "find", "ls", "edit", "write"] as const;
-export type NativeToolName = (typeof NATIVE_TOOL_NAMES)[number];
-export const NEUTRAL_TOOL = "cursor";
-export type ReplayToolName = NativeToolName | typeof NEUTRAL_TOOL;
+export { NATIVE_TOOL_NAMES, type NativeToolName, NEUTRAL_TOOL, type ReplayToolName } from "./types.ts";
 
 export type ReplayStatus = "success" | "error" | "no-result" | "incomplete";
 

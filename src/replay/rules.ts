@@ -1,6 +1,6 @@
 // One rule per Cursor SDK ToolType: its title word, one-line summary, Pi arguments (when a native Pi tool's schema
 // fits) and result text. Pure; anything without a rule gets the generic one.
-import type { NativeToolName } from "./mapping.ts";
+
 import {
 	boundArg,
 	boundHead,
@@ -11,6 +11,7 @@ import {
 	relativizeIn,
 	sanitize,
 } from "./text.ts";
+import type { NativeToolName } from "./types.ts";
 
 export type Obj = Record<string, unknown>;
 export const asObj = (value: unknown): Obj | undefined =>

@@ -6,7 +6,7 @@ import type { AgentDefinition, AgentOptions, CursorSdk, OpenStore, SDKAgent } fr
 import { classifyCursorError } from "../sdk/errors.ts";
 import type { SettingSources } from "../settings/env.ts";
 import type { LiveRun } from "../turn/live-run.ts";
-import type { AgentLease, TurnSetup } from "../turn/stream.ts";
+import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import { type ConversationCoverage, coverageOf, planSessionSend } from "./send-plan.ts";
 import { persistentStore, removeStore, type StoreLocation, temporaryStore } from "./stores.ts";

@@ -6,8 +6,8 @@ import type { BridgeCall, BridgeContent, BridgeToolResult } from "../bridge/call
 import type { BridgeServer } from "../bridge/server.ts";
 import type { InteractionUpdate, Run, RunResult } from "../sdk/cursor-sdk.ts";
 import type { SendStarted } from "./observer.ts";
-import type { AgentLease } from "./stream.ts";
 import { RunTools } from "./tools.ts";
+import type { AgentLease } from "./types.ts";
 import type { CursorTurnUsage } from "./usage.ts";
 
 export type LiveEvent =

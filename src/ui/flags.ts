@@ -1,4 +1,5 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { CursorFlagsInput } from "../settings/effective.ts";
 
 export const FLAG_FAST = "cursor-fast";
 export const FLAG_NO_FAST = "cursor-no-fast";
@@ -27,4 +28,15 @@ export function registerFlags(pi: ExtensionAPI): void {
 		type: "boolean",
 		description: "Run the local Cursor agent's commands in Cursor's sandbox for this run (never saved)",
 	});
+}
+
+/** Pi's values of our flags for this run (boolean flags are `true` when given). */
+export function readFlags(pi: Pick<ExtensionAPI, "getFlag">): CursorFlagsInput {
+	return {
+		fast: pi.getFlag(FLAG_FAST),
+		noFast: pi.getFlag(FLAG_NO_FAST),
+		mode: pi.getFlag(FLAG_MODE),
+		autoReview: pi.getFlag(FLAG_AUTO_REVIEW),
+		sandbox: pi.getFlag(FLAG_SANDBOX),
+	};
 }

@@ -1,52 +1,70 @@
 // `/cursor-refresh-config` and `/cursor-cleanup`: the local agent's configuration and its on-disk stores.
-import type { CursorExtension } from "../extension.ts";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { classifyCursorError } from "../sdk/errors.ts";
 import { CLEANUP_USAGE, cleanupReport, parseCleanupArgs, removeStores, scanStores } from "../session/cleanup.ts";
+import type { SessionAgentPool } from "../session/pool.ts";
 import { chooseStoreRoot } from "../session/store-root.ts";
+import type { SessionStoreScope } from "../session/store-scope.ts";
+import type { EnvRecord } from "../settings/env.ts";
+import type { LocalAgentConfig } from "../settings/local-config.ts";
+import type { Notify } from "./types.ts";
 
-async function refreshConfigCommand(ext: CursorExtension): Promise<void> {
-	ext.userConfig = ext.local.reload().user;
-	ext.refreshStatus();
+export interface LocalAgentCommandDeps {
+	/** The local configuration's owner (user and trusted project files). */
+	readonly local: Pick<LocalAgentConfig, "reload">;
+	readonly pool: Pick<SessionAgentPool, "reloadConfig">;
+	readonly stores: Pick<SessionStoreScope, "checkRoot" | "current">;
+	readonly env: EnvRecord;
+	readonly notify: Notify;
+	readonly refreshStatus: () => void;
+}
+
+async function refreshConfigCommand(deps: LocalAgentCommandDeps): Promise<void> {
+	deps.local.reload();
+	deps.refreshStatus();
 	try {
-		const result = await ext.pool.reloadConfig();
-		ext.notify(
+		const result = await deps.pool.reloadConfig();
+		deps.notify(
 			result === "reloaded"
 				? "Cursor config reloaded: the current Cursor agent now uses the rules, MCP servers, plugins and settings on disk; the conversation continues."
 				: "No Cursor agent in this session yet, so there is nothing to reload: Cursor rules, MCP servers and plugins are read when the first Cursor turn starts.",
 			"info",
 		);
 	} catch (error) {
-		ext.notify(`Cursor config reload failed: ${classifyCursorError(error).message}`, "error");
+		deps.notify(`Cursor config reload failed: ${classifyCursorError(error).message}`, "error");
 	}
 }
 
-function cleanupCommand(ext: CursorExtension, args: string): void {
+function cleanupCommand(deps: LocalAgentCommandDeps, args: string): void {
 	const parsed = parseCleanupArgs(args);
 	if ("error" in parsed) {
-		ext.notify(parsed.error, "warning");
+		deps.notify(parsed.error, "warning");
 		return;
 	}
-	ext.userConfig = ext.local.reload().user;
-	const root = ext.stores.checkRoot(chooseStoreRoot(process.env, ext.userConfig.local?.storeRoot));
+	const { user } = deps.local.reload();
+	const root = deps.stores.checkRoot(chooseStoreRoot(deps.env, user.local?.storeRoot));
 	if (!root.ok) {
-		ext.notify(root.message, "error");
+		deps.notify(root.message, "error");
 		return;
 	}
-	const current = ext.stores.current;
+	const current = deps.stores.current;
 	const scan = scanStores(root.root, { keep: current ? [current] : [] });
 	const removal = parsed.dryRun ? undefined : removeStores(scan);
-	ext.notify(cleanupReport(scan, removal), removal && removal.failed.length > 0 ? "warning" : "info");
+	deps.notify(cleanupReport(scan, removal), removal && removal.failed.length > 0 ? "warning" : "info");
 }
 
-export function registerLocalAgentCommands(ext: CursorExtension): void {
-	ext.pi.registerCommand("cursor-refresh-config", {
+export function registerLocalAgentCommands(
+	pi: Pick<ExtensionAPI, "registerCommand">,
+	deps: LocalAgentCommandDeps,
+): void {
+	pi.registerCommand("cursor-refresh-config", {
 		description: "Reload Cursor rules, MCP servers and plugins into the current Cursor agent (keeps the conversation)",
-		handler: async () => refreshConfigCommand(ext),
+		handler: async () => refreshConfigCommand(deps),
 	});
-	ext.pi.registerCommand("cursor-cleanup", {
+	pi.registerCommand("cursor-cleanup", {
 		description: `Remove Cursor session stores whose Pi session was deleted. ${CLEANUP_USAGE}`,
 		getArgumentCompletions: (prefix) =>
 			["--dry-run"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
-		handler: async (args) => cleanupCommand(ext, args),
+		handler: async (args) => cleanupCommand(deps, args),
 	});
 }

@@ -8,7 +8,7 @@ import {
 	CAPABILITY_NOTICE_TYPE,
 	CapabilityNotices,
 	watchCapabilityWarnings,
-} from "../sdk/capability-notices.ts";
+} from "../process/capability-notices.ts";
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import { StoreTracker } from "../sdk/store-tracker.ts";
 import { readBooleanEnv } from "../settings/env.ts";

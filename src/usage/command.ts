@@ -1,9 +1,18 @@
 // `/cursor-usage [refresh|export <path>|help]`.
 import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
-import type { CursorExtension } from "../extension.ts";
+import type { CursorSdk } from "../sdk/cursor-sdk.ts";
+import type { Notify } from "../ui/types.ts";
 import { writeExport } from "./export.ts";
+import type { UsageLedger } from "./ledger.ts";
 import { REFRESH_AGENT_LIMIT, takeSnapshots } from "./refresh.ts";
 import { agentsToRefresh, buildUsageView, exportDocument, renderUsageView, USAGE_HELP } from "./view.ts";
+
+/** What /cursor-usage uses. */
+export interface UsageCommandDeps {
+	readonly ledger: Pick<UsageLedger, "source" | "append">;
+	readonly sdk: Pick<CursorSdk, "getUsage">;
+	readonly report: Notify;
+}
 
 export type UsagePlan =
 	| { kind: "view" }
@@ -28,24 +37,24 @@ export function parseUsageCommand(args: string): UsagePlan {
 	return { kind: "invalid", message: `Unknown /cursor-usage argument "${trimmed}".\n${USAGE_HELP}` };
 }
 
-export async function usageCommand(ext: CursorExtension, args: string, ctx: ExtensionCommandContext): Promise<void> {
+export async function usageCommand(deps: UsageCommandDeps, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	const plan = parseUsageCommand(args);
 	if (plan.kind === "help") {
-		ext.report(USAGE_HELP, "info");
+		deps.report(USAGE_HELP, "info");
 		return;
 	}
 	if (plan.kind === "invalid") {
-		ext.report(plan.message, "warning");
+		deps.report(plan.message, "warning");
 		return;
 	}
-	const source = ext.accounting.ledger.source();
+	const source = deps.ledger.source();
 	if (!source) {
-		ext.report("Cursor usage is not available before the session has started.", "warning");
+		deps.report("Cursor usage is not available before the session has started.", "warning");
 		return;
 	}
 	if (plan.kind === "export") {
 		const result = writeExport(plan.path, ctx.cwd, exportDocument(source, Date.now()));
-		ext.report(
+		deps.report(
 			result.ok ? `Cursor usage exported to ${result.path} (mode 0600).` : result.message,
 			result.ok ? "info" : "error",
 		);
@@ -54,27 +63,27 @@ export async function usageCommand(ext: CursorExtension, args: string, ctx: Exte
 	if (plan.kind === "refresh") {
 		const agents = agentsToRefresh(source.records, source.sessionId, REFRESH_AGENT_LIMIT);
 		if (agents.length === 0) {
-			ext.report("No Cursor agents in this session yet: nothing to refresh.", "info");
+			deps.report("No Cursor agents in this session yet: nothing to refresh.", "info");
 			return;
 		}
 		const auth = await ctx.modelRegistry.getProviderAuth("cursor").catch(() => undefined);
 		const apiKey = auth?.auth.apiKey;
 		if (!apiKey) {
-			ext.report("No Cursor API key: set CURSOR_API_KEY or run /login, then /cursor-usage refresh.", "warning");
+			deps.report("No Cursor API key: set CURSOR_API_KEY or run /login, then /cursor-usage refresh.", "warning");
 			return;
 		}
 		const snapshots = await takeSnapshots(agents, {
 			sessionId: source.sessionId,
 			apiKey,
-			getUsage: (agentId, key) => ext.sdk.getUsage(agentId, key),
+			getUsage: (agentId, key) => deps.sdk.getUsage(agentId, key),
 			signal: ctx.signal,
 		});
-		for (const snapshot of snapshots) ext.accounting.ledger.append(snapshot);
-		const refreshed = ext.accounting.ledger.source() ?? source;
+		for (const snapshot of snapshots) deps.ledger.append(snapshot);
+		const refreshed = deps.ledger.source() ?? source;
 		const failed = snapshots.filter((s) => s.status !== "ok").length;
 		const note = `Asked Cursor about ${snapshots.length} agents${failed > 0 ? ` (${failed} unavailable)` : ""}.`;
-		ext.report(`${note}\n${renderUsageView(buildUsageView(refreshed))}`, failed > 0 ? "warning" : "info");
+		deps.report(`${note}\n${renderUsageView(buildUsageView(refreshed))}`, failed > 0 ? "warning" : "info");
 		return;
 	}
-	ext.report(renderUsageView(buildUsageView(source)), "info");
+	deps.report(renderUsageView(buildUsageView(source)), "info");
 }

@@ -3,7 +3,7 @@
 // capability warning during a send becomes one notice and one session entry per request (the console hook that
 // swallows the raw SDK line is covered by test/unit/capability-notices.test.ts).
 import { afterEach, expect, spyOn, test } from "bun:test";
-import { CAPABILITY_NOTICE_TYPE } from "../../src/sdk/capability-notices.ts";
+import { CAPABILITY_NOTICE_TYPE } from "../../src/process/capability-notices.ts";
 import { LINEAGE_ENTRY_TYPE } from "../../src/usage/lineage.ts";
 import type { SendRecord } from "../../src/usage/records.ts";
 import { FakeCursorSdk, type FakeStep } from "../support/fake-sdk.ts";

@@ -90,8 +90,8 @@ describe("two sessions in one process", () => {
 
 		expect(a.customEntries(MODE_ENTRY_TYPE).map((e) => e.data)).toEqual([{ mode: "plan" }]);
 		expect(b.customEntries(MODE_ENTRY_TYPE)).toEqual([]);
-		expect(a.extension.session.mode).toBe("plan");
-		expect(b.extension.session.mode).toBeUndefined();
+		expect(a.extension.settings.session.mode).toBe("plan");
+		expect(b.extension.settings.session.mode).toBeUndefined();
 		// fileless sessions: no resume entries in either
 		expect(a.customEntries("pi-cursor-sdk:resume")).toEqual([]);
 		expect(b.customEntries("pi-cursor-sdk:resume")).toEqual([]);

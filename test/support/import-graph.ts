@@ -48,6 +48,43 @@ function allTypeNames(clause: string): boolean {
 
 const isBare = (specifier: string) => !specifier.startsWith(".") && !specifier.startsWith("/");
 
+/** `from` imports `specifier`: the imported file's key, as the files map names it (paths with `/`). */
+function resolveRelative(from: string, specifier: string): string {
+	const parts = from.split("/").slice(0, -1);
+	for (const part of specifier.split("/")) {
+		if (part === "..") parts.pop();
+		else if (part !== ".") parts.push(part);
+	}
+	return parts.join("/");
+}
+
+/** Import cycles among the files (type-only imports included: they tie the modules' contracts together). */
+export function importCycles(files: ReadonlyMap<string, string>): string[][] {
+	const edges = new Map<string, string[]>();
+	for (const [file, source] of files) {
+		const targets = importSites(source)
+			.filter((site) => !isBare(site.specifier))
+			.map((site) => resolveRelative(file, site.specifier))
+			.filter((target) => files.has(target));
+		edges.set(file, [...new Set(targets)]);
+	}
+	const cycles: string[][] = [];
+	const state = new Map<string, "open" | "done">();
+	const stack: string[] = [];
+	const visit = (file: string): void => {
+		state.set(file, "open");
+		stack.push(file);
+		for (const target of edges.get(file) ?? []) {
+			if (state.get(target) === "open") cycles.push([...stack.slice(stack.indexOf(target)), target]);
+			else if (!state.has(target)) visit(target);
+		}
+		stack.pop();
+		state.set(file, "done");
+	};
+	for (const file of [...files.keys()].sort()) if (!state.has(file)) visit(file);
+	return cycles;
+}
+
 /** Checks every source file (path → text) against the project's import rules. */
 export function checkImportGraph(files: ReadonlyMap<string, string>): ImportViolation[] {
 	const violations: ImportViolation[] = [];
@@ -80,6 +117,9 @@ export function checkImportGraph(files: ReadonlyMap<string, string>): ImportViol
 				if (!site.typeOnly && !sdkImporters.includes(file)) sdkImporters.push(file);
 			}
 		}
+	}
+	for (const cycle of importCycles(files)) {
+		violations.push({ file: cycle[0] ?? "", rule: "no-import-cycles", detail: cycle.join(" -> ") });
 	}
 	if (sdkImporters.length !== 1) {
 		violations.push({

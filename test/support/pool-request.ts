@@ -1,7 +1,7 @@
 // A session pool request and a turn watch for pool tests: deadlines far beyond any test.
 import type { Message } from "@earendil-works/pi-ai";
 import type { PoolRequest } from "../../src/session/pool.ts";
-import type { TurnSetup } from "../../src/turn/stream.ts";
+import type { TurnSetup } from "../../src/turn/types.ts";
 import { TurnWatch } from "../../src/turn/watch.ts";
 
 const FAR = 60_000;
@@ -19,6 +19,11 @@ export function poolRequest(
 			mode: "agent",
 			timeouts: { firstResponseMs: FAR, idleMs: FAR },
 			liveRunIdleMs: FAR,
+			settingSources: ["all"],
+			http1: undefined,
+			safety: {},
+			subagents: {},
+			summary: false,
 			...setup,
 		},
 		messages,

@@ -4,7 +4,7 @@ import {
 	CapabilityNotices,
 	classifyCapabilityWarning,
 	watchCapabilityWarnings,
-} from "../../src/sdk/capability-notices.ts";
+} from "../../src/process/capability-notices.ts";
 
 const PARSER =
 	"shell-parser: tree-sitter natives are unavailable in this artifact; shell command analysis degrades to parsingFailed";

@@ -59,6 +59,16 @@ test.each([
 		{ "b.ts": `import { S } from "@cursor/sdk/sqlite";\n` },
 		"one-sdk-importer",
 	],
+	[
+		"an import cycle through a type-only import",
+		{ "b.ts": `import type { C } from "./c.ts";\nexport type B = 1;\n`, "c.ts": `import type { B } from "./b.ts";\n` },
+		"no-import-cycles",
+	],
+	[
+		"a cycle across folders",
+		{ "x/b.ts": `import { c } from "../y/c.ts";\n`, "y/c.ts": `import { b } from "../x/b.ts";\n` },
+		"no-import-cycles",
+	],
 ])("the checker catches %s", (_name, planted, rule) => {
 	const files = new Map<string, string>([["a.ts", CLEAN_SDK_MODULE], ...Object.entries(planted)]);
 	expect(checkImportGraph(files).map((v) => v.rule)).toContain(rule);

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Run } from "../../src/sdk/cursor-sdk.ts";
 import { type LiveEvent, LiveRun } from "../../src/turn/live-run.ts";
-import type { AgentLease } from "../../src/turn/stream.ts";
+import type { AgentLease } from "../../src/turn/types.ts";
 
 function fakeRun() {
 	let finish: (value: unknown) => void = () => {};

@@ -1,10 +1,10 @@
-// Contract of src/sdk/mcp-timeouts.ts with the pinned @cursor/sdk on disk. When this fails after an SDK upgrade, the
+// Contract of src/process/mcp-timeouts.ts with the pinned @cursor/sdk on disk. When this fails after an SDK upgrade, the
 // override would silently stop working: re-check how the new SDK's MCP client arms its request timers, adapt
 // MCP_CLIENT_SHAPE / classifyMcpTimer, then add the version to VERIFIED_SDK_VERSIONS.
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { hasMcpClientShape, installedSdkVersion, VERIFIED_SDK_VERSIONS } from "../../src/sdk/mcp-timeouts.ts";
+import { hasMcpClientShape, installedSdkVersion, VERIFIED_SDK_VERSIONS } from "../../src/process/mcp-timeouts.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
 const SDK_DIST = join(REPO_ROOT, "node_modules", "@cursor", "sdk", "dist");

@@ -4,7 +4,7 @@ import {
 	installMcpTimeoutOverride,
 	readMcpTimeoutSettings,
 	uninstallMcpTimeoutOverride,
-} from "../../src/sdk/mcp-timeouts.ts";
+} from "../../src/process/mcp-timeouts.ts";
 
 test.each([
 	["defaults: 3600 s for tool calls, 10 s to connect/list", {}, 3_600_000, 10_000],

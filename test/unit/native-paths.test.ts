@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { applyNativePaths, locateNativePaths } from "../../src/sdk/native-paths.ts";
+import { applyNativePaths, locateNativePaths } from "../../src/process/native-paths.ts";
 
 const root = mkdtempSync(join(tmpdir(), "native-paths-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

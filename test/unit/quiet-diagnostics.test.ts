@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { isSdkInfoFrame, quietSdkDiagnostics } from "../../src/sdk/quiet-diagnostics.ts";
+import { isSdkInfoFrame, quietSdkDiagnostics } from "../../src/process/quiet-diagnostics.ts";
 
 const FRAMES = [
 	"19:09:48.844 INFO  managed_skills.startup_inventory ctx=syncBuiltinSkills meta={skills_on_disk: [], manifest_present: false}",

@@ -5,6 +5,8 @@
 // Like the INFO-frame filter, the hook lives on the console object (installed once); listeners are per extension
 // instance. An identical line printed by an unrelated emitter during a send would be taken for the SDK's.
 
+import { ANSI_SGR } from "./quiet-diagnostics.ts";
+
 export const CAPABILITY_NOTICE_TYPE = "pi-cursor-sdk:capability-notice";
 
 export type CapabilityKind = "native-parser" | "plugin-confinement";
@@ -16,11 +18,9 @@ export const CAPABILITY_GUIDANCE: Readonly<Record<CapabilityKind, string>> = {
 		"Cursor skipped a local plugin because its symlink points outside the plugins directory. Copy the plugin into the directory instead of linking it; /cursor-doctor shows details.",
 };
 
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
-
 /** The capability a console line reports as missing, if it is one of the SDK's known warnings. */
 export function classifyCapabilityWarning(text: string): CapabilityKind | undefined {
-	const plain = text.replace(ANSI, "");
+	const plain = text.replace(ANSI_SGR, "");
 	if (/shell-parser: tree-sitter natives are unavailable/.test(plain)) return "native-parser";
 	if (/loadUserLocalPlugin \S+ rejected: (symlink target .* is outside|failed to resolve symlink)/.test(plain)) {
 		return "plugin-confinement";

@@ -7,13 +7,14 @@
 // installed once, on the console object itself. An unrelated extension logging an identical frame would be dropped
 // as well; text alone cannot tell the two apart.
 
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+/** SGR colour sequences, as the SDK's logger writes them. */
+export const ANSI_SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 const SDK_INFO_FRAME =
 	/^\d{2}:\d{2}:\d{2}\.\d{3} INFO {2}(managed_skills\.[\w.]+|\w+ load completed)( ctx=\S+)?( meta=\{[^\n]*\})?$/;
 const INSTALLED = Symbol.for("pi-cursor-sdk.quiet-diagnostics");
 
 export function isSdkInfoFrame(text: string): boolean {
-	return SDK_INFO_FRAME.test(text.replace(ANSI, ""));
+	return SDK_INFO_FRAME.test(text.replace(ANSI_SGR, ""));
 }
 
 /** Drops the SDK's INFO inventory frames from `target.log` from now on (idempotent). */

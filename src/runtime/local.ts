@@ -1,0 +1,103 @@
+// The local runtime: runs a resolved turn on the session's pooled local SDK agent (src/session/pool.ts), with the
+// run's Pi tool bridge and Cursor's tool calls replayed as Pi tool cards.
+import type { Message, TranscriptContext } from "@earendil-works/pi-ai";
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { startBridgeServer } from "../bridge/server.ts";
+import { buildToolManifestText } from "../bridge/snapshot.ts";
+import type { BridgeView } from "../bridge/view.ts";
+import type { CursorReplay } from "../replay/replay.ts";
+import type { CursorSdk } from "../sdk/cursor-sdk.ts";
+import type { PoolRequest, SessionAgentPool } from "../session/pool.ts";
+import type { LiveRun } from "../turn/live-run.ts";
+import type { TurnObserver } from "../turn/observer.ts";
+import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
+import type { AgentLease, TurnSetup } from "../turn/types.ts";
+import type { TurnWatch } from "../turn/watch.ts";
+import type { TurnRuntime } from "./types.ts";
+
+export interface LocalRuntimeDeps {
+	readonly pool: SessionAgentPool;
+	readonly replay: CursorReplay;
+	readonly bridge: BridgeView;
+	readonly sdk: Pick<CursorSdk, "setHttp1ForAgent">;
+	readonly observer: TurnObserver | undefined;
+	/** The session's workspace and Pi's mode (print mode keeps stdout for the answer). */
+	readonly session: () => { cwd: string; mode: ExtensionContext["mode"] };
+}
+
+export class LocalRuntime implements TurnRuntime {
+	/** The HTTP/1.1 value we last gave `Cursor.configure` (undefined: never configured by us). */
+	private appliedHttp1: boolean | undefined;
+	readonly observer: TurnObserver | undefined;
+
+	constructor(private readonly deps: LocalRuntimeDeps) {
+		this.observer = deps.observer;
+	}
+
+	liveRun(summary: boolean): LiveRun | undefined {
+		return summary ? undefined : this.deps.pool.liveRun;
+	}
+
+	keepLive(run: LiveRun | undefined): void {
+		this.deps.pool.keepLive(run);
+	}
+
+	dropLive(run: LiveRun): void {
+		this.deps.pool.dropLive(run);
+	}
+
+	toolDisplay(context: TranscriptContext, setup: TurnSetup): ToolDisplay {
+		const { cwd, mode } = this.deps.session();
+		return {
+			replay: this.deps.replay,
+			print: mode === "print",
+			declared: declaredTools(context.messages),
+			context: { cwd, secrets: [setup.apiKey] },
+			trace: (line) => process.stderr.write(`${line}\n`),
+		};
+	}
+
+	acquire(setup: TurnSetup, messages: readonly Message[], watch: TurnWatch): Promise<AgentLease> {
+		const { pool } = this.deps;
+		this.applyTransport(setup.http1);
+		const request: PoolRequest = {
+			setup,
+			messages,
+			cwd: this.deps.session().cwd,
+			settingSources: setup.settingSources,
+			transport: `http1=${this.appliedHttp1 ?? "default"}`,
+			...setup.subagents,
+			safety: setup.safety,
+		};
+		if (setup.summary) return pool.acquireForSummary(request, watch);
+		const bridge = this.deps.bridge.plan();
+		if (!bridge) return pool.acquire(request, watch);
+		const tools = {
+			fingerprint: bridge.surface.fingerprint,
+			manifest: bridge.settings.manifest ? buildToolManifestText(bridge.surface) : "",
+		};
+		return pool.acquire({ ...request, tools }, watch).then((lease) => ({
+			...lease,
+			bridge: (handler) =>
+				startBridgeServer({
+					surface: bridge.surface,
+					handler,
+					callTimeoutMs: bridge.settings.callTimeoutMs,
+					debug: bridge.settings.debug,
+				}),
+		}));
+	}
+
+	/** Configures the SDK's local transport from the turn's HTTP/1.1 setting (`null` resets to the default). */
+	private applyTransport(wanted: boolean | undefined): void {
+		if (wanted === this.appliedHttp1) return;
+		this.deps.sdk.setHttp1ForAgent(wanted ?? null);
+		this.appliedHttp1 = wanted;
+	}
+
+	/** At session shutdown: the transport back to the SDK's default if we changed it. */
+	shutdown(): void {
+		if (this.appliedHttp1 !== undefined) this.deps.sdk.setHttp1ForAgent(null);
+		this.appliedHttp1 = undefined;
+	}
+}

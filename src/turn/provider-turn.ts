@@ -1,0 +1,255 @@
+// One provider turn attached to a live SDK run: SDK events become this assistant message, until a batch of Cursor
+// tool calls ends it (`toolUse`), the run ends, or the turn's watch ends it.
+import type { ToolCall as PiToolCall, TranscriptContext } from "@earendil-works/pi-ai";
+import type { TurnRuntime } from "../runtime/types.ts";
+import type { InteractionUpdate, RunResult } from "../sdk/cursor-sdk.ts";
+import { type CursorError, classifyCursorError, scrubText } from "../sdk/errors.ts";
+import type { LiveEvent, LiveRun, RunSettlement } from "./live-run.ts";
+import { LoopYield } from "./loop-yield.ts";
+import { notifyObserver, type SendOutcome, type TurnObserver } from "./observer.ts";
+import { LIFECYCLE_DELAY_MS, type ToolDisplay } from "./tools.ts";
+import type { TurnTranslator } from "./translate.ts";
+import type { TurnSetup } from "./types.ts";
+import { ABORTED, type TurnFailure, type TurnWatch } from "./watch.ts";
+
+/**
+ * A run that ended with an error although nobody cancelled it. The SDK reports a broken stream as "aborted";
+ * that is a lost connection, not the user's abort.
+ */
+function runFailure(result: RunResult, secrets: readonly string[]): CursorError {
+	const message = result.error?.message ?? "Cursor run failed";
+	if (/\baborted\b/i.test(message) && !/\[(unauthenticated|resource_exhausted)\]/.test(message)) {
+		return {
+			kind: "network",
+			message: `The connection to Cursor was lost before the answer finished (network error: ${scrubText(message, secrets)}). Retry; the partial answer above is kept.`,
+		};
+	}
+	return classifyCursorError(new Error(message), secrets);
+}
+
+export function notifySendEnded(
+	observer: TurnObserver | undefined,
+	live: LiveRun,
+	outcome: SendOutcome,
+	translator?: TurnTranslator,
+	error?: string,
+): void {
+	if (!observer?.sendEnded) return;
+	translator?.applyUsage();
+	notifyObserver(observer, "sendEnded", {
+		...live.send,
+		outcome,
+		rawUsage: live.rawUsage,
+		mappedUsage: translator?.message.usage,
+		...(error ? { error } : {}),
+		endedAt: Date.now(),
+	});
+}
+
+/**
+ * One provider turn attached to a live run: SDK events become this assistant message, until a batch of Cursor tool
+ * calls ends it (`toolUse`), the run ends, or the watch ends the turn.
+ */
+export class ProviderTurn {
+	private readonly display: ToolDisplay;
+	private readonly loop = new LoopYield();
+	private readonly secrets: string[];
+	private readonly lifecycleTimers = new Set<ReturnType<typeof setTimeout>>();
+	private resolveEnd: () => void = () => {};
+	private readonly end = new Promise<void>((resolve) => {
+		this.resolveEnd = resolve;
+	});
+	private over = false;
+	private translateError: unknown;
+
+	constructor(
+		private readonly runtime: TurnRuntime,
+		private readonly translator: TurnTranslator,
+		private readonly context: TranscriptContext,
+		setup: TurnSetup,
+		private readonly watch: TurnWatch,
+		private readonly live: LiveRun,
+	) {
+		this.display = runtime.toolDisplay(context, setup);
+		this.secrets = [setup.apiKey];
+	}
+
+	/** Streams the live run into this message until the turn ends. */
+	async follow(): Promise<void> {
+		const onWatch = () => void this.stop(this.watch.failure ?? ABORTED);
+		this.watch.signal.addEventListener("abort", onWatch, { once: true });
+		if (this.watch.failure) onWatch();
+		else {
+			this.live.attach({
+				event: (event) => this.event(event),
+				settled: (settlement) => void this.settled(settlement),
+			});
+		}
+		await this.end;
+		this.watch.signal.removeEventListener("abort", onWatch);
+	}
+
+	private event(event: LiveEvent): Promise<void> | undefined {
+		this.watch.activity();
+		if (this.over || event.kind === "step") return undefined;
+		if (event.kind === "bridge-call") {
+			// An expired or cancelled call was already answered by the bridge: never shown to Pi.
+			if (!event.call.signal.aborted) {
+				const { call } = event;
+				const args = call.args as PiToolCall["arguments"]; // JSON from the MCP request
+				this.split([{ type: "toolCall", id: call.toolCallId, name: call.piName, arguments: args }]);
+			}
+			return undefined;
+		}
+		const { update } = event;
+		try {
+			return this.update(update);
+		} catch (error) {
+			// The SDK swallows callback errors: remember the first and stop the run ourselves.
+			this.translateError ??= error;
+			void this.live.run?.cancel().catch(() => {});
+			return undefined;
+		}
+	}
+
+	private update(update: InteractionUpdate): Promise<void> | undefined {
+		const { translator, live, display } = this;
+		switch (update.type) {
+			case "tool-call-started":
+				if (!display.print) translator.update(update); // print mode: the answer stays one block of text
+				live.tools.started(update.callId, update.toolCall);
+				this.scheduleLifecycle(update.callId);
+				return undefined;
+			case "tool-call-completed": {
+				if (!display.print) translator.update(update);
+				const effect = live.tools.completed(update.callId, update.toolCall, display);
+				if (effect.line) translator.note(effect.line);
+				if (live.tools.batchReady && !display.print) this.split();
+				return undefined;
+			}
+			case "shell-output-delta":
+				live.tools.shellOutput(update.event);
+				return undefined;
+			case "turn-ended":
+				if (update.usage) live.rawUsage = update.usage;
+				translator.update(update);
+				return undefined;
+			case "text-delta":
+			case "thinking-delta":
+				if (update.type === "text-delta" && update.text) live.producedText = true;
+				translator.update(update);
+				return this.loop.afterVisibleDelta();
+			default:
+				translator.update(update);
+				return undefined;
+		}
+	}
+
+	/** A long-running Cursor tool that is still running after a moment gets one line in the thinking. */
+	private scheduleLifecycle(callId: string): void {
+		const timer = setTimeout(() => {
+			this.lifecycleTimers.delete(timer);
+			if (this.over) return;
+			const line = this.live.tools.lifecycle(callId, this.display);
+			if (line) this.translator.note(line);
+		}, LIFECYCLE_DELAY_MS);
+		timer.unref?.();
+		this.lifecycleTimers.add(timer);
+	}
+
+	/**
+	 * Ends this message with the batch of Cursor's tool calls (replay cards) and `bridged` Pi tool calls; the run goes
+	 * on, buffered, until Pi calls again with the results.
+	 */
+	private split(bridged: PiToolCall[] = []): void {
+		const replay = this.display.replay;
+		const cards = replay ? this.live.tools.takeBatch().map((card) => replay.toolCallBlock(card)) : [];
+		const blocks = [...cards, ...bridged];
+		if (blocks.length === 0) return;
+		this.finishTurn();
+		this.live.detach(new Set(blocks.map((block) => block.id)));
+		this.translator.toolUse(blocks);
+		this.resolveEnd();
+	}
+
+	private async settled(settlement: RunSettlement): Promise<void> {
+		if (this.over) return;
+		const outcome = this.outcomeOf(settlement);
+		for (const effect of this.live.tools.incomplete(
+			{ status: outcome.status, producedText: this.live.producedText },
+			this.display,
+		)) {
+			if (effect.line) this.translator.note(effect.line);
+		}
+		// Cards still to show come first; the next provider call then reports how the run ended.
+		if (this.live.tools.hasBatch && !this.display.print && outcome.status !== "cancelled") {
+			this.split();
+			return;
+		}
+		if (outcome.failure) await this.fail(outcome.failure);
+		else await this.finish(outcome.result);
+	}
+
+	private outcomeOf(settlement: RunSettlement): {
+		status: "finished" | "error" | "cancelled";
+		failure?: TurnFailure;
+		result?: RunResult;
+	} {
+		if ("error" in settlement) {
+			return { status: "error", failure: classifyCursorError(settlement.error, this.secrets) };
+		}
+		const { result } = settlement;
+		if (this.translateError !== undefined) {
+			const error = this.translateError;
+			const reason = scrubText(error instanceof Error ? error.message : String(error), this.secrets);
+			return { status: "error", failure: { kind: "backend", message: `Cursor stream translation failed: ${reason}` } };
+		}
+		if (result.status === "finished") return { status: "finished", result };
+		if (result.status === "cancelled") return { status: "cancelled", failure: ABORTED };
+		return { status: "error", failure: runFailure(result, this.secrets) };
+	}
+
+	/** The run finished: the final answer ends the message. */
+	private async finish(result: RunResult | undefined): Promise<void> {
+		this.finishTurn();
+		this.live.close();
+		this.runtime.dropLive(this.live);
+		if (this.live.rawUsage && !this.translator.rawUsage) {
+			this.translator.update({ type: "turn-ended", usage: this.live.rawUsage } as InteractionUpdate);
+		}
+		notifySendEnded(this.runtime.observer, this.live, "finished", this.translator);
+		await this.live.lease.release("finished", this.context.messages);
+		this.translator.finish(this.live.producedText ? undefined : result?.result);
+		this.resolveEnd();
+	}
+
+	/** The run failed: the turn ends with Pi's `error` (or `aborted`), the agent is replaced. */
+	async fail(failure: TurnFailure): Promise<void> {
+		if (this.over) return;
+		this.finishTurn();
+		this.live.close();
+		this.runtime.dropLive(this.live);
+		const outcome = failure.kind === "aborted" ? "aborted" : "error";
+		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure.message);
+		await this.live.lease.release(outcome);
+		this.translator.fail(failure);
+		this.resolveEnd();
+	}
+
+	/**
+	 * The watch ended the turn (Pi's abort, a deadline): stop at once. The run is cancelled in the background and its
+	 * lease released (the pooled agent is replaced); Pi gets the terminal event without waiting for the SDK.
+	 */
+	async stop(failure: TurnFailure): Promise<void> {
+		if (this.over) return;
+		void this.live.run?.cancel().catch(() => {});
+		await this.fail(failure);
+	}
+
+	private finishTurn(): void {
+		this.over = true;
+		this.watch.dispose();
+		for (const timer of this.lifecycleTimers) clearTimeout(timer);
+		this.lifecycleTimers.clear();
+	}
+}

@@ -1,0 +1,65 @@
+// The provider entry's pure step: one request (model row, Pi's options, the effective settings, the environment)
+// becomes one immutable turn setup, or the reason the turn cannot run. Nothing here reads a file or the environment.
+import type { SimpleStreamOptions } from "@earendil-works/pi-ai";
+import type { ResolvedRow } from "../catalog/state.ts";
+import type { CursorError } from "../sdk/errors.ts";
+import { buildModelSelection } from "../selection.ts";
+import { type EffectiveSettingsInput, parseFastForceFlags, resolveEffectiveSettings } from "../settings/effective.ts";
+import type { CursorEnvSettings } from "../settings/env.ts";
+import { resolveSafety, safetyAgentOptions } from "../settings/safety.ts";
+import type { TurnSetup } from "./types.ts";
+
+export interface TurnSetupInput {
+	/** Pi's model id (`cursor/<id>` without the provider). */
+	readonly modelId: string;
+	/** The catalog row of `modelId`; undefined for an id the catalog does not know. */
+	readonly row: ResolvedRow | undefined;
+	readonly options: Pick<SimpleStreamOptions, "apiKey" | "reasoning"> | undefined;
+	/** Everything the precedence rules read (model, flags, session state, user and project config, env). */
+	readonly settings: EffectiveSettingsInput;
+	readonly env: CursorEnvSettings;
+	readonly subagents: TurnSetup["subagents"];
+	readonly summary: boolean;
+}
+
+const configuration = (message: string): CursorError => ({ kind: "configuration", message });
+
+/** The first invalid `--cursor-*` flag, as a message naming the valid values. */
+export function flagError(settings: EffectiveSettingsInput): string | undefined {
+	const fastFlags = parseFastForceFlags(settings.flags);
+	if (!fastFlags.ok) return fastFlags.error;
+	const mode = resolveEffectiveSettings(settings).mode;
+	return mode.ok ? undefined : mode.error;
+}
+
+export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError {
+	const { row, settings, env } = input;
+	if (!row) {
+		return configuration(
+			`Unknown Cursor model "cursor/${input.modelId}". Run \`pi --list-models cursor\` to list valid ids, or /cursor-refresh-models to update the catalog.`,
+		);
+	}
+	const apiKey = input.options?.apiKey;
+	if (!apiKey) {
+		return { kind: "auth", message: "No Cursor API key: set CURSOR_API_KEY or run /login (API key → Cursor)." };
+	}
+	const invalidFlag = flagError(settings);
+	if (invalidFlag) return configuration(invalidFlag);
+	if (!env.settingSources.ok) return configuration(env.settingSources.error);
+	const effective = resolveEffectiveSettings(settings);
+	const fast = effective.fast.kind === "value" ? effective.fast.fast : undefined;
+	const safety = resolveSafety({ ...settings, user: settings.config, project: settings.projectConfig });
+	return {
+		apiKey,
+		baseModelId: row.meta.baseId,
+		selection: buildModelSelection(row.meta, row.item, input.options?.reasoning, fast),
+		mode: effective.mode.ok ? effective.mode.mode : "agent",
+		timeouts: { firstResponseMs: env.firstResponseTimeoutMs, idleMs: env.streamIdleTimeoutMs },
+		liveRunIdleMs: env.liveRunIdleDisposeMs,
+		settingSources: env.settingSources.sources,
+		http1: effective.http.useHttp1,
+		safety: safetyAgentOptions(safety),
+		subagents: input.subagents,
+		summary: input.summary,
+	};
+}

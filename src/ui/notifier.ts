@@ -1,0 +1,29 @@
+// Where a session's messages go: Pi's notifications and status line in UI modes, stderr in print and JSON modes
+// (stdout stays the answer's).
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { Notify } from "./types.ts";
+
+export class Notifier {
+	private ui: ExtensionContext["ui"] | undefined;
+
+	/** On session start and model changes: the context's UI, if it has one. */
+	bind(ctx: ExtensionContext): void {
+		this.ui = ctx.hasUI ? ctx.ui : undefined;
+	}
+
+	/** A user-facing notice (informational ones are dropped without a UI). */
+	readonly notify: Notify = (message, type = "info") => {
+		if (this.ui) this.ui.notify(message, type);
+		else if (type !== "info") console.error(message);
+	};
+
+	/** Output the user asked for (command results). */
+	readonly report: Notify = (message, type = "info") => {
+		if (this.ui) this.ui.notify(message, type);
+		else console.error(message);
+	};
+
+	setStatus(key: string, text: string | undefined): void {
+		this.ui?.setStatus(key, text);
+	}
+}
