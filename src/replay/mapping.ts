@@ -2,7 +2,8 @@
 // Pure and table-driven (the table is rules.ts); anything without a native Pi form becomes the neutral `cursor` card.
 import type { ToolCall as PiToolCall } from "@earendil-works/pi-ai";
 import { replayToolCallId } from "./ids.ts";
-import { asObj, clean, cursorToolType, type Env, headText, ruleFor, type Success, str } from "./rules.ts";
+import { asObj, clean, type Env, headText, type Success, str } from "./render.ts";
+import { cursorToolType, ruleFor } from "./rules.ts";
 import { relativizeIn } from "./text.ts";
 import { NEUTRAL_TOOL, type ReplayToolName } from "./types.ts";
 

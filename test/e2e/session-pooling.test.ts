@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TOOL_TAIL_GUARD } from "../../src/prompt/transcript.ts";
-import { RESUME_ENTRY_TYPE, type ResumeHandle } from "../../src/session/pool.ts";
+import { RESUME_ENTRY_TYPE, type ResumeHandle } from "../../src/session/resume.ts";
 import {
 	loadCapturedCatalog,
 	type RunRequestSummary,

@@ -1,6 +1,6 @@
 // resumeHandleOf: which `pi-cursor-sdk:resume` entry of a branch a restarted Pi may continue from.
 import { describe, expect, test } from "bun:test";
-import { RESUME_ENTRY_TYPE, type ResumeHandle, resumeHandleOf } from "../../src/session/pool.ts";
+import { RESUME_ENTRY_TYPE, type ResumeHandle, resumeHandleOf } from "../../src/session/resume.ts";
 
 const handle = (agentId: string): ResumeHandle => ({
 	agentId,
