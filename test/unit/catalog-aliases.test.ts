@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { buildCatalog } from "../../src/catalog/rows.ts";
 import type { CatalogItem } from "../../src/catalog/types.ts";
+import { variant } from "../support/catalog-builders.ts";
 
 const FAST = { id: "fast", values: [{ value: "false" }, { value: "true" }] };
 
@@ -60,28 +61,9 @@ describe("SDK aliases", () => {
 		const item = model("m", ["m-alias"], {
 			parameters: [{ id: "context", values: [{ value: "200k" }, { value: "1m" }] }, FAST],
 			variants: [
-				{
-					params: [
-						{ id: "context", value: "200k" },
-						{ id: "fast", value: "false" },
-					],
-					displayName: "M",
-				},
-				{
-					params: [
-						{ id: "context", value: "200k" },
-						{ id: "fast", value: "true" },
-					],
-					displayName: "M",
-				},
-				{
-					params: [
-						{ id: "context", value: "1m" },
-						{ id: "fast", value: "false" },
-					],
-					displayName: "M",
-					isDefault: true,
-				},
+				variant({ context: "200k", fast: "false" }),
+				variant({ context: "200k", fast: "true" }),
+				variant({ context: "1m", fast: "false" }, { isDefault: true }),
 			],
 		});
 		expect(ids([item])).toEqual([

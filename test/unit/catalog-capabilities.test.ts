@@ -9,6 +9,7 @@ import {
 import { buildCatalog } from "../../src/catalog/rows.ts";
 import { buildThinkingLevelMap, isPiControllable } from "../../src/catalog/thinking-map.ts";
 import type { CatalogItem, ContextWindowTable } from "../../src/catalog/types.ts";
+import { variant } from "../support/catalog-builders.ts";
 
 function withParams(params: Record<string, string[]>, variants?: CatalogItem["variants"]): CatalogItem {
 	return {
@@ -70,30 +71,9 @@ describe("thinkingLevelMap from discovered params", () => {
 
 	test("a context row only advertises values its own variants offer", () => {
 		const item = withParams({ context: ["small", "big"], reasoning: ["low", "high", "max"], fast: ["false", "true"] }, [
-			{
-				params: [
-					{ id: "context", value: "small" },
-					{ id: "reasoning", value: "low" },
-					{ id: "fast", value: "false" },
-				],
-				displayName: "M",
-			},
-			{
-				params: [
-					{ id: "context", value: "small" },
-					{ id: "reasoning", value: "high" },
-					{ id: "fast", value: "true" },
-				],
-				displayName: "M",
-			},
-			{
-				params: [
-					{ id: "context", value: "big" },
-					{ id: "reasoning", value: "max" },
-					{ id: "fast", value: "false" },
-				],
-				displayName: "M",
-			},
+			variant({ context: "small", reasoning: "low", fast: "false" }),
+			variant({ context: "small", reasoning: "high", fast: "true" }),
+			variant({ context: "big", reasoning: "max", fast: "false" }),
 		]);
 		const small = rowCapabilities(item, "small");
 		const big = rowCapabilities(item, "big");
@@ -163,35 +143,10 @@ describe("context windows", () => {
 
 	test("rows use the table end to end, :fast/:slow rows included", () => {
 		const item = withParams({ context: ["256k", "500k"], fast: ["false", "true"] }, [
-			{
-				params: [
-					{ id: "context", value: "256k" },
-					{ id: "fast", value: "false" },
-				],
-				displayName: "M",
-			},
-			{
-				params: [
-					{ id: "context", value: "256k" },
-					{ id: "fast", value: "true" },
-				],
-				displayName: "M",
-			},
-			{
-				params: [
-					{ id: "context", value: "500k" },
-					{ id: "fast", value: "false" },
-				],
-				displayName: "M",
-			},
-			{
-				params: [
-					{ id: "context", value: "500k" },
-					{ id: "fast", value: "true" },
-				],
-				displayName: "M",
-				isDefault: true,
-			},
+			variant({ context: "256k", fast: "false" }),
+			variant({ context: "256k", fast: "true" }),
+			variant({ context: "500k", fast: "false" }),
+			variant({ context: "500k", fast: "true" }, { isDefault: true }),
 		]);
 		const { rows } = buildCatalog([item], { "m@500k:slow": 256_000 });
 		expect(Object.fromEntries(rows.map((row) => [row.id, row.contextWindow]))).toEqual({

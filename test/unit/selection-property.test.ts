@@ -3,6 +3,7 @@ import type { ModelThinkingLevel } from "@earendil-works/pi-ai";
 import { FALLBACK_CONTEXT_WINDOWS } from "../../src/catalog/context-windows.generated.ts";
 import { FALLBACK_MODELS } from "../../src/catalog/fallback-models.generated.ts";
 import { buildCatalog } from "../../src/catalog/rows.ts";
+import { PI_THINKING_LEVELS } from "../../src/catalog/thinking-map.ts";
 import type { CatalogItem, CatalogParamValue, RowMeta } from "../../src/catalog/types.ts";
 import { buildModelSelection } from "../../src/selection.ts";
 
@@ -11,16 +12,7 @@ import { buildModelSelection } from "../../src/selection.ts";
 // - the level param (effort/reasoning/reasoning_effort) under thinking=false (spec "Claude Behavior");
 // - Grok 4.7's default-variant context (spec "Grok 4.7 Default-context Compatibility").
 
-const LEVELS: readonly (ModelThinkingLevel | undefined)[] = [
-	undefined,
-	"off",
-	"minimal",
-	"low",
-	"medium",
-	"high",
-	"xhigh",
-	"max",
-];
+const LEVELS: readonly (ModelThinkingLevel | undefined)[] = [undefined, ...PI_THINKING_LEVELS];
 const FAST_STATES: readonly (boolean | undefined)[] = [true, false, undefined];
 
 const { rows, meta } = buildCatalog(FALLBACK_MODELS, FALLBACK_CONTEXT_WINDOWS);

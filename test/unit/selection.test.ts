@@ -5,6 +5,7 @@ import { FALLBACK_MODELS } from "../../src/catalog/fallback-models.generated.ts"
 import { buildCatalog } from "../../src/catalog/rows.ts";
 import type { CatalogItem, CatalogVariant, ContextWindowTable } from "../../src/catalog/types.ts";
 import { buildModelSelection } from "../../src/selection.ts";
+import { catalogItem, type ParamShape, parameters, variants } from "../support/catalog-builders.ts";
 
 // Hand-written expectations from the spec's "Detailed Examples", "Claude Behavior", the Gemini 3.8 note and
 // "Grok 4.7 Default-context Compatibility". Where the captured catalog differs from the spec's prose (opus 4.8's
@@ -31,25 +32,12 @@ function selector(items: readonly CatalogItem[], windows: ContextWindowTable = {
 	};
 }
 
-/** Every combination of the given params, first param varying slowest (the captured catalogs' order). */
-function variants(
-	name: string,
-	params: readonly (readonly [string, readonly string[]])[],
-	isDefault: Record<string, string>,
-): CatalogVariant[] {
-	let combos: { id: string; value: string }[][] = [[]];
-	for (const [id, values] of params)
-		combos = combos.flatMap((combo) => values.map((value) => [...combo, { id, value }]));
-	return combos.map((combo) => ({
-		params: combo,
-		displayName: name,
-		...(combo.every((param) => isDefault[param.id] === param.value) ? { isDefault: true } : {}),
-	}));
-}
-
-function parameters(params: readonly (readonly [string, readonly string[]])[]) {
-	return params.map(([id, values]) => ({ id, values: values.map((value) => ({ value })) }));
-}
+/** Claude as the spec shapes it: a thinking toggle, two contexts, and an effort parameter under `effort`'s name. */
+const claudeShape = (effort: string): ParamShape => [
+	["thinking", ["false", "true"]],
+	["context", ["300k", "1m"]],
+	[effort, ["low", "medium", "high", "xhigh", "max"]],
+];
 
 const bundled = selector(FALLBACK_MODELS, FALLBACK_CONTEXT_WINDOWS);
 
@@ -140,17 +128,11 @@ describe("gpt-5.3-codex", () => {
 });
 
 describe("claude-opus-4-8 as the spec describes it (thinking, context, effort; default effort=xhigh)", () => {
-	const shape = [
-		["thinking", ["false", "true"]],
-		["context", ["300k", "1m"]],
-		["effort", ["low", "medium", "high", "xhigh", "max"]],
-	] as const;
-	const specOpus: CatalogItem = {
-		id: "claude-opus-4-8",
-		displayName: "Claude Opus 4.8",
-		parameters: parameters(shape),
-		variants: variants("Claude Opus 4.8", shape, { thinking: "true", context: "1m", effort: "xhigh" }),
-	};
+	const specOpus = catalogItem("claude-opus-4-8", "Claude Opus 4.8", claudeShape("effort"), {
+		thinking: "true",
+		context: "1m",
+		effort: "xhigh",
+	});
 	const spec = selector([specOpus]);
 
 	test("initial Cursor default", () => {
@@ -280,17 +262,11 @@ describe("grok-4.6", () => {
 });
 
 describe("Haiku 5.5 (reasoning_effort with a thinking toggle, spec-shaped)", () => {
-	const shape = [
-		["thinking", ["false", "true"]],
-		["context", ["300k", "1m"]],
-		["reasoning_effort", ["low", "medium", "high", "xhigh", "max"]],
-	] as const;
-	const haiku: CatalogItem = {
-		id: "claude-haiku-5-5",
-		displayName: "Claude Haiku 5.5",
-		parameters: parameters(shape),
-		variants: variants("Claude Haiku 5.5", shape, { thinking: "true", context: "1m", reasoning_effort: "high" }),
-	};
+	const haiku = catalogItem("claude-haiku-5-5", "Claude Haiku 5.5", claudeShape("reasoning_effort"), {
+		thinking: "true",
+		context: "1m",
+		reasoning_effort: "high",
+	});
 	const spec = selector([haiku]);
 
 	test("20 variants", () => {
