@@ -6,7 +6,7 @@ import {
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
 import { registerActivateSkill, type SkillInfo } from "./bridge/activate-skill.ts";
-import { ENV_ASK_QUESTION, registerAskQuestion } from "./bridge/ask-question.ts";
+import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { renderToolsReport } from "./bridge/report.ts";
 import { startBridgeServer } from "./bridge/server.ts";
 import { type BridgeSettings, readBridgeSettings } from "./bridge/settings.ts";
@@ -31,7 +31,6 @@ import { applyNativePaths, locateNativePaths } from "./sdk/native-paths.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { buildModelSelection } from "./selection.ts";
 import { resumeHandleOf, SessionAgentPool } from "./session/pool.ts";
-import { chooseStoreRoot } from "./session/store-root.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
 import { CursorSdkConfigFile, type CursorSdkUserConfig, userConfigPath } from "./settings/config-file.ts";
 import {
@@ -42,7 +41,7 @@ import {
 	resolveHttp1,
 	STATUS_KEY,
 } from "./settings/effective.ts";
-import { readBooleanEnv, readCursorEnv } from "./settings/env.ts";
+import { readEnv, readEnvVar } from "./settings/env.ts";
 import { LocalAgentConfig } from "./settings/local-config.ts";
 import { approveOverride } from "./settings/project-config.ts";
 import { resolveSafety, safetyAgentOptions } from "./settings/safety.ts";
@@ -105,7 +104,7 @@ export class CursorExtension {
 			catalogItems: () => this.catalog.catalogItems,
 			cwd: () => this.cwd,
 			stateRoot: () => {
-				const root = this.stores.checkRoot(chooseStoreRoot(process.env, this.userConfig.local?.storeRoot));
+				const root = this.stores.checkRoot(this.local.storeRoot(readEnv(process.env)));
 				return root.ok ? root.root : undefined;
 			},
 		});
@@ -124,7 +123,7 @@ export class CursorExtension {
 		applyNativePaths(process.env, locateNativePaths());
 		// Before any agent exists: the SDK's MCP client arms its request timers when it connects.
 		this.mcpTimeouts = installMcpTimeouts(process.env);
-		if (readBooleanEnv(process.env, ENV_ASK_QUESTION, false) && this.bridgeSettings().enabled) {
+		if (readEnvVar(process.env, "askQuestion") && this.bridgeSettings().enabled) {
 			registerAskQuestion(this.pi);
 		}
 		registerFlags(this.pi);
@@ -167,12 +166,12 @@ export class CursorExtension {
 			const sessionManager = ctx.sessionManager;
 			this.accounting.start(sessionManager);
 			const persisted = sessionManager.getSessionFile() !== undefined;
-			const localResume = readBooleanEnv(process.env, "PI_CURSOR_LOCAL_RESUME", true);
+			const localResume = readEnvVar(process.env, "localResume");
 			const sessionFile = sessionManager.getSessionFile();
 			this.pool.bind({
 				storeDir: this.stores.start(
 					sessionFile ? { sessionId: sessionManager.getSessionId(), sessionFile } : undefined,
-					chooseStoreRoot(process.env, this.userConfig.local?.storeRoot),
+					this.local.storeRoot(readEnv(process.env)),
 					() => this.sdk.defaultStateRoot(ctx.cwd),
 				),
 				resume:
@@ -185,8 +184,9 @@ export class CursorExtension {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
 			if (ctx.model?.provider !== PROVIDER_ID) return;
 			this.offerSkills(event.systemPromptOptions.skills ?? []);
-			if (readBooleanEnv(process.env, "PI_CURSOR_PRESERVE_PI_AGENTS_MD", false)) return;
-			const sources = readCursorEnv(process.env).settingSources;
+			const env = readEnv(process.env);
+			if (env.preservePiAgentsMd) return;
+			const sources = env.settingSources;
 			if (!sources.ok) return;
 			dropCursorLoadedContextFiles(event.systemPromptOptions.contextFiles ?? [], this.agentDir, sources.sources);
 		});
@@ -266,7 +266,7 @@ export class CursorExtension {
 	/** The `/cursor-tools` report. */
 	toolsReport(): string {
 		const settings = this.bridgeSettings();
-		const sources = readCursorEnv(process.env).settingSources;
+		const sources = readEnv(process.env).settingSources;
 		return renderToolsReport({
 			settings,
 			surface: this.bridgeSurface(settings),
@@ -304,7 +304,7 @@ export class CursorExtension {
 			session: this.session,
 			config: this.userConfig,
 			projectConfig: this.local.current.project,
-			env: process.env,
+			env: readEnv(process.env),
 		};
 	}
 
@@ -356,13 +356,13 @@ export class CursorExtension {
 		}
 		const flagError = this.flagError();
 		if (flagError) return { kind: "configuration", message: flagError };
-		const env = readCursorEnv(process.env);
+		const env = readEnv(process.env);
 		if (!env.settingSources.ok) return { kind: "configuration", message: env.settingSources.error };
 		// Edits to cursor-sdk.json apply from the next send (a continued run keeps its agent and store).
 		if (!continuing) this.userConfig = this.local.reload().user;
 		// Summaries use a temporary store; every other send of a persisted session needs a safe state root.
 		if (!continuing && !this.isSummary(options?.signal)) {
-			const store = this.stores.forTurn(process.env, this.userConfig.local?.storeRoot);
+			const store = this.stores.forTurn(this.local.storeRoot(env));
 			if (!store.ok) return { kind: "configuration", message: store.message };
 			if (store.moved) this.pool.bind({ storeDir: store.storeDir, resume: undefined });
 		}
@@ -381,7 +381,7 @@ export class CursorExtension {
 
 	/** The bridge settings, with the SDK's effective MCP tool timeout as the upper bound of a bridged call. */
 	bridgeSettings(): BridgeSettings {
-		return readBridgeSettings(process.env, this.mcpTimeouts?.settings.toolMs ?? SDK_MCP_REQUEST_TIMEOUT_MS);
+		return readBridgeSettings(readEnv(process.env), this.mcpTimeouts?.settings.toolMs ?? SDK_MCP_REQUEST_TIMEOUT_MS);
 	}
 
 	/** The active Pi tools as Cursor would see them through the bridge (every registered tool with its verdict). */
@@ -425,7 +425,7 @@ export class CursorExtension {
 			}),
 			acquire: (setup, messages, watch) => {
 				this.applyTransport();
-				const env = readCursorEnv(process.env);
+				const env = readEnv(process.env);
 				const request = {
 					setup,
 					messages,

@@ -3,18 +3,19 @@ import { type ExtensionCommandContext, VERSION } from "@earendil-works/pi-coding
 import { CatalogCache } from "../catalog/cache.ts";
 import { FALLBACK_CATALOG_CAPTURED_ON } from "../catalog/fallback-models.generated.ts";
 import type { CursorExtension } from "../extension.ts";
-import { chooseStoreRoot, describeChoice } from "../session/store-root.ts";
+import { describeChoice } from "../session/store-root.ts";
 import { resolveHttp1 } from "../settings/effective.ts";
-import { readCursorEnv } from "../settings/env.ts";
+import { readEnv } from "../settings/env.ts";
 import { renderDoctor, runChecks } from "./checks.ts";
 import { gatherDoctorFacts } from "./gather.ts";
 
 export async function doctorCommand(ext: CursorExtension, ctx: ExtensionCommandContext): Promise<void> {
 	const http = resolveHttp1(ext.settingsInput());
-	const sources = readCursorEnv(process.env).settingSources;
+	const env = readEnv(process.env);
+	const sources = env.settingSources;
 	const cache = new CatalogCache(ext.agentDir);
 	const facts = await gatherDoctorFacts({
-		env: process.env,
+		env,
 		auth: async () => {
 			const auth = await ctx.modelRegistry.getProviderAuth("cursor");
 			return { apiKey: auth?.auth.apiKey || undefined, source: auth?.source };
@@ -28,7 +29,7 @@ export async function doctorCommand(ext: CursorExtension, ctx: ExtensionCommandC
 			? { ok: true, sources: [...sources.sources], isDefault: sources.isDefault }
 			: { ok: false, error: sources.error },
 		storeRoot: () => {
-			const choice = chooseStoreRoot(process.env, ext.userConfig.local?.storeRoot);
+			const choice = ext.local.storeRoot(env);
 			const label = describeChoice(choice);
 			const root = ext.stores.checkRoot(choice);
 			return root.ok ? { ok: true, path: root.root, label } : { ok: false, label, message: root.message };

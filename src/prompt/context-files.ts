@@ -1,7 +1,7 @@
 // Pi puts AGENTS.md/CLAUDE.md files into its system prompt; a local Cursor agent loads the same files itself
 // through its setting sources. Sending both doubles the instructions, so Pi's copies of what Cursor loads are dropped.
 import { basename, dirname, resolve } from "node:path";
-import type { SettingSources } from "../settings/env.ts";
+import type { SettingSources } from "../settings/env-parse.ts";
 
 export interface ContextFile {
 	path: string;

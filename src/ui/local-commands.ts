@@ -2,7 +2,7 @@
 import type { CursorExtension } from "../extension.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import { CLEANUP_USAGE, cleanupReport, parseCleanupArgs, removeStores, scanStores } from "../session/cleanup.ts";
-import { chooseStoreRoot } from "../session/store-root.ts";
+import { readEnv } from "../settings/env.ts";
 
 async function refreshConfigCommand(ext: CursorExtension): Promise<void> {
 	ext.userConfig = ext.local.reload().user;
@@ -27,7 +27,7 @@ function cleanupCommand(ext: CursorExtension, args: string): void {
 		return;
 	}
 	ext.userConfig = ext.local.reload().user;
-	const root = ext.stores.checkRoot(chooseStoreRoot(process.env, ext.userConfig.local?.storeRoot));
+	const root = ext.stores.checkRoot(ext.local.storeRoot(readEnv(process.env)));
 	if (!root.ok) {
 		ext.notify(root.message, "error");
 		return;
