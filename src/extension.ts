@@ -32,7 +32,8 @@ import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { buildModelSelection } from "./selection.ts";
 import { resumeHandleOf, SessionAgentPool } from "./session/pool.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
-import { CursorSdkConfigFile, type CursorSdkUserConfig, userConfigPath } from "./settings/config-file.ts";
+import { CursorSdkConfigFile, userConfigPath } from "./settings/config-file.ts";
+import type { CursorSdkUserConfig } from "./settings/config-schema.ts";
 import {
 	type CursorModelInput,
 	type EffectiveSettingsInput,

@@ -5,7 +5,7 @@
  * `pi.getFlag`, restored session state, user config, the parsed environment) and gets plain values back.
  */
 
-import type { CursorSdkUserConfig } from "./config-file.ts";
+import type { CursorSdkUserConfig } from "./config-schema.ts";
 import type { CursorEnv } from "./env.ts";
 import { parseBooleanSetting } from "./env-parse.ts";
 import { resolveSafety } from "./safety.ts";

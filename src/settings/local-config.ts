@@ -2,7 +2,8 @@
 // (file problems and skipped subagents). Re-read at each turn, so edits apply to the next one.
 import type { AgentDefinition } from "../sdk/cursor-sdk.ts";
 import { chooseStoreRoot, type StoreRootChoice } from "../session/store-root.ts";
-import { CursorSdkConfigFile, type CursorSdkUserConfig } from "./config-file.ts";
+import { CursorSdkConfigFile } from "./config-file.ts";
+import type { CursorSdkUserConfig } from "./config-schema.ts";
 import type { CursorEnv } from "./env.ts";
 import { type ProjectTrustFacts, projectConfigPath, projectConfigTrusted } from "./project-config.ts";
 import {

@@ -1,5 +1,5 @@
 // Cursor's local safety controls (auto-review, sandbox): off unless something explicitly turns them on. Pure.
-import type { CursorSdkUserConfig } from "./config-file.ts";
+import type { CursorSdkUserConfig } from "./config-schema.ts";
 import type { CursorEnv } from "./env.ts";
 
 export interface SafetyInput {

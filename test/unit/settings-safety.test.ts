@@ -1,6 +1,6 @@
 // Cursor's local safety controls (auto-review, sandbox): off by default, explicit enables only, shown in the footer.
 import { describe, expect, test } from "bun:test";
-import type { CursorSdkUserConfig } from "../../src/settings/config-file.ts";
+import type { CursorSdkUserConfig } from "../../src/settings/config-schema.ts";
 import { formatCursorStatus } from "../../src/settings/effective.ts";
 import { readEnv } from "../../src/settings/env.ts";
 import { resolveSafety, safetyAgentOptions } from "../../src/settings/safety.ts";
