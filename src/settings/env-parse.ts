@@ -90,7 +90,7 @@ const SETTING_SOURCE_SET: ReadonlySet<string> = new Set(SETTING_SOURCE_NAMES);
  * deduplicated, order kept, empty items ignored). `all`/`none` mixed with other values, or unknown names, give an
  * error value (never throws).
  */
-export function parseSettingSources(value: string, name: string): SettingSourcesResult {
+function parseSettingSources(value: string, name: string): SettingSourcesResult {
 	if (value.trim() === "") return DEFAULT_SETTING_SOURCES;
 	const items = value
 		.split(",")

@@ -40,12 +40,12 @@ const choice = (name: string, meaning: string) =>
 const timer = (name: string, value: number, meaning: string) =>
 	entry<number>({ name, default: value, parse: decimalMs(1, MAX_TIMER_MS), meaning });
 const MCP_COMPLAINT = "is not a positive whole number; using the default.";
-const mcpTimeout = (name: string, value: number, shown: string, meaning: string) =>
+const mcpTimeout = (names: [ms: string, seconds: string], value: number, shown: string, meaning: string) =>
 	entry<number>({
-		name: `${name}_MS`,
+		name: names[0],
 		default: value,
 		parse: positiveWholeNumber(1, MAX_TIMER_MS, MCP_COMPLAINT),
-		also: { name: `${name}_SECONDS`, parse: positiveWholeNumber(1000, MAX_TIMER_MS, MCP_COMPLAINT) },
+		also: { name: names[1], parse: positiveWholeNumber(1000, MAX_TIMER_MS, MCP_COMPLAINT) },
 		shown,
 		meaning,
 	});
@@ -130,8 +130,18 @@ export const ENV_VARS = {
 		meaning: "deadline of one bridged call (never above the MCP tool timeout)",
 	}),
 	bridgeDebug: flag("PI_CURSOR_PI_TOOL_BRIDGE_DEBUG", false, "one JSON line per bridge event on stderr"),
-	mcpToolTimeoutMs: mcpTimeout("PI_CURSOR_MCP_TOOL_TIMEOUT", 3_600_000, "3600 s", "the SDK's MCP tool-call wait"),
-	mcpConnectTimeoutMs: mcpTimeout("PI_CURSOR_MCP_CONNECT_TIMEOUT", 10_000, "10 s", "the SDK's MCP connect wait"),
+	mcpToolTimeoutMs: mcpTimeout(
+		["PI_CURSOR_MCP_TOOL_TIMEOUT_MS", "PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS"],
+		3_600_000,
+		"3600 s",
+		"the SDK's MCP tool-call wait",
+	),
+	mcpConnectTimeoutMs: mcpTimeout(
+		["PI_CURSOR_MCP_CONNECT_TIMEOUT_MS", "PI_CURSOR_MCP_CONNECT_TIMEOUT_SECONDS"],
+		10_000,
+		"10 s",
+		"the SDK's MCP connect/list wait",
+	),
 	askQuestion: flag("PI_CURSOR_ASK_QUESTION", false, "register cursor_ask_question"),
 };
 
@@ -141,7 +151,7 @@ export type EnvValues = { readonly [K in EnvKey]: ValueOf<(typeof ENV_VARS)[K]> 
 
 export interface EnvProblem {
 	readonly key: EnvKey;
-	/** Names the variable and its value; the default is used instead. */
+	/** Names the variable and its value. The default is used instead (an unusable setting-sources list fails turns). */
 	readonly message: string;
 }
 
