@@ -8,7 +8,7 @@ import {
 	getAgentDir,
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
-import { ENV_ASK_QUESTION, registerAskQuestion } from "./bridge/ask-question.ts";
+import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { BridgeView } from "./bridge/view.ts";
 import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
@@ -23,12 +23,11 @@ import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { SessionAgentPool } from "./session/pool.ts";
 import { resumeHandleOf } from "./session/resume.ts";
-import { chooseStoreRoot } from "./session/store-root.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
 import { SessionTurnEntry } from "./session/turn-entry.ts";
 import { CursorSdkConfigFile, userConfigPath } from "./settings/config-file.ts";
 import { STATUS_KEY } from "./settings/effective.ts";
-import { readBooleanEnv } from "./settings/env.ts";
+import { readEnv, readEnvVar } from "./settings/env.ts";
 import { LocalAgentConfig } from "./settings/local-config.ts";
 import { approveOverride } from "./settings/project-config.ts";
 import { SessionSettings } from "./settings/session-settings.ts";
@@ -118,7 +117,7 @@ export class CursorExtension {
 	}
 
 	register(): void {
-		if (readBooleanEnv(this.env, ENV_ASK_QUESTION, false) && this.bridge.settings().enabled) {
+		if (readEnvVar(this.env, "askQuestion") && this.bridge.settings().enabled) {
 			registerAskQuestion(this.pi);
 		}
 		registerFlags(this.pi);
@@ -151,6 +150,7 @@ export class CursorExtension {
 				catalog: this.catalog,
 				settings: () => this.settings.input(),
 				stores: this.stores,
+				local: this.local,
 				bridge: () => this.bridge.doctorFact(this.bridgeRunning()),
 				lastError: () => this.accounting.ledger.lastError,
 				report,
@@ -172,7 +172,7 @@ export class CursorExtension {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
 			if (ctx.model?.provider !== PROVIDER_ID) return;
 			this.bridge.offerSkills(event.systemPromptOptions.skills ?? []);
-			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, this.env);
+			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, readEnv(this.env));
 		});
 		pi.on("session_before_compact", (event) => this.entry.markSummary(event.signal));
 		pi.on("session_before_tree", (event) => {
@@ -223,7 +223,7 @@ export class CursorExtension {
 		this.refreshStatus();
 		this.accounting.start(sessionManager);
 		const sessionFile = sessionManager.getSessionFile();
-		const localResume = readBooleanEnv(this.env, "PI_CURSOR_LOCAL_RESUME", true);
+		const localResume = readEnvVar(this.env, "localResume");
 		this.pool.bind({
 			storeDir: this.stores.start(
 				sessionFile ? { sessionId: sessionManager.getSessionId(), sessionFile } : undefined,
@@ -242,7 +242,7 @@ export class CursorExtension {
 	}
 
 	private storeRootChoice() {
-		return chooseStoreRoot(this.env, this.local.current.user.local?.storeRoot);
+		return this.local.storeRoot(readEnv(this.env));
 	}
 
 	private refreshStatus(): void {

@@ -11,7 +11,7 @@ import { type CatalogState, CURSOR_BASE_URL, PROVIDER_ID } from "./catalog/state
 import type { TurnEntry } from "./runtime/types.ts";
 import type { CursorSdk } from "./sdk/cursor-sdk.ts";
 import type { SdkSockets } from "./sdk/sdk-sockets.ts";
-import { ENV_HIDE_MODELS_WHEN_LOGGED_OUT, readBooleanEnv, readCursorEnv } from "./settings/env.ts";
+import { ENV_VARS, readEnv, readEnvVar } from "./settings/env.ts";
 import { streamCursorTurn } from "./turn/stream.ts";
 
 export interface ProviderDeps {
@@ -25,10 +25,12 @@ export interface ProviderDeps {
 	onRefreshError?: (message: string) => void;
 }
 
+const API_KEY = ENV_VARS.apiKey.name;
+
 /** The key Pi resolved for a refresh: a stored/runtime/models.json credential, else the ambient env key. */
 function refreshKey(context: RefreshModelsContext): string | undefined {
 	const credential = context.credential?.type === "api_key" ? context.credential : undefined;
-	return credential?.key || credential?.env?.CURSOR_API_KEY || process.env.CURSOR_API_KEY || undefined;
+	return credential?.key || credential?.env?.[API_KEY] || readEnvVar(process.env, "apiKey");
 }
 
 /** The native Pi provider for Cursor: API-key auth, the cached/fallback catalog, live refresh and the stream. */
@@ -50,19 +52,19 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 					return { type: "api_key", key };
 				},
 				async resolve({ ctx, credential }) {
-					const stored = credential?.key || credential?.env?.CURSOR_API_KEY;
+					const stored = credential?.key || credential?.env?.[API_KEY];
 					if (stored) return { auth: { apiKey: stored }, source: "stored API key" };
-					const ambient = await ctx.env("CURSOR_API_KEY");
-					if (ambient) return { auth: { apiKey: ambient }, source: "CURSOR_API_KEY" };
+					const ambient = await ctx.env(API_KEY);
+					if (ambient) return { auth: { apiKey: ambient }, source: API_KEY };
 					// Logged out: keep the models visible (the turn explains how to log in) unless the user opted out.
-					const hide = readBooleanEnv(process.env, ENV_HIDE_MODELS_WHEN_LOGGED_OUT, false);
+					const hide = readEnvVar(process.env, "hideModelsWhenLoggedOut");
 					return hide ? undefined : { auth: {}, source: "logged out" };
 				},
 			},
 		},
 		getModels: () => catalog.models,
 		async refreshModels(context) {
-			const env = readCursorEnv(process.env);
+			const env = readEnv(process.env);
 			const key = refreshKey(context);
 			const cached = key && !env.disableModelCache ? cache.read(key) : undefined;
 			if (!context.allowNetwork) {

@@ -4,7 +4,7 @@ import { keyFingerprint } from "../catalog/cache.ts";
 import { buildBootstrapPrompt, buildIncrementalPrompt, type CursorPrompt } from "../prompt/transcript.ts";
 import type { AgentDefinition, AgentOptions, CursorSdk, OpenStore, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
-import type { SettingSources } from "../settings/env.ts";
+import type { SettingSources } from "../settings/env-parse.ts";
 import type { LiveRun } from "../turn/live-run.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
