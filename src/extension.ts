@@ -136,7 +136,6 @@ export class CursorExtension {
 				cache: this.cache,
 				turns: this.turnRuntime(),
 				sockets: this.sockets,
-				onRefreshError: (message) => this.notify(message, "warning"),
 			}),
 		);
 		this.pi.on("project_trust", (event) => {
@@ -361,7 +360,8 @@ export class CursorExtension {
 		// Edits to cursor-sdk.json apply from the next send (a continued run keeps its agent and store).
 		if (!continuing) this.userConfig = this.local.reload().user;
 		// Summaries use a temporary store; every other send of a persisted session needs a safe state root.
-		if (!continuing && !this.isSummary(options?.signal)) {
+		const summary = this.isSummary(options?.signal);
+		if (!continuing && !summary) {
 			const store = this.stores.forTurn(process.env, this.userConfig.local?.storeRoot);
 			if (!store.ok) return { kind: "configuration", message: store.message };
 			if (store.moved) this.pool.bind({ storeDir: store.storeDir, resume: undefined });
@@ -376,6 +376,7 @@ export class CursorExtension {
 			mode,
 			timeouts: { firstResponseMs: env.firstResponseTimeoutMs, idleMs: env.streamIdleTimeoutMs },
 			liveRunIdleMs: env.liveRunIdleDisposeMs,
+			...(summary ? { summary } : {}),
 		};
 	}
 
