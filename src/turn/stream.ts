@@ -36,6 +36,8 @@ export interface TurnSetup {
 	timeouts: TurnTimeouts;
 	/** How long a run waiting for Pi's tool results is kept (`PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS`). */
 	liveRunIdleMs: number;
+	/** A compaction or tree summary (journaled as such even when it fails before it gets an agent). */
+	summary?: boolean;
 }
 
 /** Where a turn's SDK agent and prompt come from (a fresh agent per turn, or the session pool). */
@@ -172,6 +174,7 @@ async function startRun(
 	watch: TurnWatch,
 ): Promise<void> {
 	const secrets = [setup.apiKey];
+	const attemptedAt = Date.now();
 	let lease: AgentLease | undefined;
 	let payload: CursorPayload;
 	try {
@@ -188,8 +191,25 @@ async function startRun(
 		watch.check();
 	} catch (error) {
 		watch.dispose();
-		await lease?.release(watch.failure?.kind === "aborted" ? "aborted" : "error");
-		translator.fail(watch.failure ?? classifyCursorError(error, secrets));
+		const failure = watch.failure ?? classifyCursorError(error, secrets);
+		await lease?.release(failure.kind === "aborted" ? "aborted" : "error");
+		// Failing before the send (creating the agent, the key exchange, an unreachable Cursor) is still a failed send.
+		if (failure.kind !== "aborted") {
+			notifyObserver(runtime.observer, "sendEnded", {
+				agentId: lease?.agent.agentId,
+				runId: undefined,
+				model: setup.selection,
+				kind: lease?.kind ?? (setup.summary ? "summary" : "bootstrap"),
+				startedAt: attemptedAt,
+				outcome: "error",
+				rawUsage: undefined,
+				mappedUsage: undefined,
+				error: failure.message,
+				errorKind: failure.kind,
+				endedAt: Date.now(),
+			});
+		}
+		translator.fail(failure);
 		return;
 	}
 	const send: SendStarted = {
@@ -255,7 +275,7 @@ function notifySendEnded(
 	live: LiveRun,
 	outcome: SendOutcome,
 	translator?: TurnTranslator,
-	error?: string,
+	failure?: TurnFailure,
 ): void {
 	if (!observer?.sendEnded) return;
 	translator?.applyUsage();
@@ -264,7 +284,8 @@ function notifySendEnded(
 		outcome,
 		rawUsage: live.rawUsage,
 		mappedUsage: translator?.message.usage,
-		...(error ? { error } : {}),
+		...(failure ? { error: failure.message } : {}),
+		...(failure && failure.kind !== "aborted" ? { errorKind: failure.kind } : {}),
 		endedAt: Date.now(),
 	});
 }
@@ -453,7 +474,7 @@ class ProviderTurn {
 		this.live.close();
 		this.runtime.dropLive(this.live);
 		const outcome = failure.kind === "aborted" ? "aborted" : "error";
-		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure.message);
+		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure);
 		await this.live.lease.release(outcome);
 		this.translator.fail(failure);
 		this.resolveEnd();

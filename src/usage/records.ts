@@ -2,6 +2,7 @@
 // costs, outcomes and times: never prompts, tool content or credentials.
 import type { Usage } from "@earendil-works/pi-ai";
 import type { ModelSelection } from "../sdk/cursor-sdk.ts";
+import type { CursorErrorKind } from "../sdk/errors.ts";
 import type { SendEnded } from "../turn/observer.ts";
 import type { CursorTurnUsage } from "../turn/usage.ts";
 
@@ -26,7 +27,8 @@ export interface SendRecord {
 	v: typeof RECORD_VERSION;
 	type: "send";
 	sessionId: string;
-	agentId: string;
+	/** Null when the send failed before Cursor gave it an agent. */
+	agentId: string | null;
 	runId: string | null;
 	model: ModelSelection;
 	kind: "bootstrap" | "incremental" | "summary";
@@ -34,9 +36,12 @@ export interface SendRecord {
 	raw: RawUsage | null;
 	mapped: MappedUsage | null;
 	error?: string;
+	errorKind?: CursorErrorKind;
 	startedAt: number;
 	endedAt: number;
 }
+
+const ERROR_KINDS: readonly CursorErrorKind[] = ["auth", "network", "rate-limit", "module", "configuration", "backend"];
 
 export interface BilledTokens {
 	inputTokens: number;
@@ -118,7 +123,7 @@ export function sendRecordOf(sessionId: string, send: SendEnded): SendRecord {
 		v: RECORD_VERSION,
 		type: "send",
 		sessionId,
-		agentId: send.agentId,
+		agentId: send.agentId ?? null,
 		runId: send.runId ?? null,
 		model: toSelection(send.model),
 		kind: send.kind,
@@ -126,6 +131,7 @@ export function sendRecordOf(sessionId: string, send: SendEnded): SendRecord {
 		raw: send.rawUsage ? toRawUsage(send.rawUsage) : null,
 		mapped: send.mappedUsage ? toMappedUsage(send.mappedUsage) : null,
 		...(send.error ? { error: send.error } : {}),
+		...(send.errorKind ? { errorKind: send.errorKind } : {}),
 		startedAt: send.startedAt,
 		endedAt: send.endedAt,
 	};
@@ -211,9 +217,10 @@ function parseSelection(value: unknown): ModelSelection | undefined {
 
 /** Validates one parsed journal line; anything malformed is `undefined` (the reader skips it). */
 export function parseRecord(value: unknown): JournalRecord | undefined {
-	if (!isObject(value) || value.v !== RECORD_VERSION) return undefined;
-	if (typeof value.sessionId !== "string" || typeof value.agentId !== "string") return undefined;
+	if (!isObject(value) || value.v !== RECORD_VERSION || typeof value.sessionId !== "string") return undefined;
 	if (value.type === "send") {
+		const agentId = value.agentId;
+		if (typeof agentId !== "string" && agentId !== null) return undefined;
 		const raw = parseRaw(value.raw);
 		const mapped = parseMapped(value.mapped);
 		const model = parseSelection(value.model);
@@ -226,7 +233,7 @@ export function parseRecord(value: unknown): JournalRecord | undefined {
 			v: RECORD_VERSION,
 			type: "send",
 			sessionId: value.sessionId,
-			agentId: value.agentId,
+			agentId,
 			runId: typeof value.runId === "string" ? value.runId : null,
 			model,
 			kind: value.kind as SendRecord["kind"],
@@ -234,17 +241,22 @@ export function parseRecord(value: unknown): JournalRecord | undefined {
 			raw,
 			mapped,
 			...(typeof value.error === "string" ? { error: value.error } : {}),
+			...(ERROR_KINDS.includes(value.errorKind as CursorErrorKind)
+				? { errorKind: value.errorKind as CursorErrorKind }
+				: {}),
 			startedAt: value.startedAt,
 			endedAt: value.endedAt,
 		};
 	}
 	if (value.type === "billed") {
+		const agentId = value.agentId;
+		if (typeof agentId !== "string") return undefined;
 		if (!isTime(value.at) || (value.status !== "ok" && value.status !== "unavailable")) return undefined;
 		if (value.status === "unavailable") {
 			const reason = typeof value.error === "string" ? value.error : "unavailable";
-			return unavailableRecord(value.sessionId, value.agentId, value.at, reason);
+			return unavailableRecord(value.sessionId, agentId, value.at, reason);
 		}
-		const record = billedRecordOf(value.sessionId, value.agentId, value.at, value);
+		const record = billedRecordOf(value.sessionId, agentId, value.at, value);
 		if (record.status !== "ok") return undefined;
 		// `billedRecordOf` counts the stored (already bounded) rows; keep the count Cursor originally reported.
 		return isCount(value.runCount) ? { ...record, runCount: value.runCount } : record;
