@@ -268,8 +268,7 @@ export function renderUsageView(view: UsageView): string {
 			const kind = send.kind === "summary" ? " (summary)" : "";
 			lines.push(`  #${first + i + 1} ${time(send.startedAt)} ${send.model.id}${kind} ${outcomeOf(send)}: ${usage}`);
 		});
-		lines.push("");
-		lines.push("By agent:");
+		if (view.agents.length > 0) lines.push("", "By agent:");
 		for (const agent of view.agents) {
 			const models = agent.models.length > 0 ? ` (${agent.models.join(", ")})` : "";
 			lines.push(

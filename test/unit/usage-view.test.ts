@@ -124,7 +124,9 @@ test("a send that failed before Cursor gave it an agent is listed with its error
 	expect(text).toContain("2 sends on 1 agent: 1 finished, 1 failed, 1 without reported usage");
 	expect(text).toContain("#1 2026-11-02 10:00:01 composer-2 error (network, no agent): usage not reported");
 	expect(text).toContain("agent-a (composer-2): 1 send, 1 finished");
-	expect(renderUsageView(buildUsageView(source([failed])))).toContain("1 send: 0 finished, 1 failed");
+	const alone = renderUsageView(buildUsageView(source([failed])));
+	expect(alone).toContain("1 send: 0 finished, 1 failed");
+	expect(alone).not.toContain("By agent:");
 });
 
 test("billed: the newest successful snapshot wins; unavailable shows only without one", () => {
