@@ -2,7 +2,8 @@
 // installed the way users do (`npm install <tgz>` into an empty folder, npm on a Node that runs Pi), then Pi loading
 // the installed package folder, with `-e <folder>` and after `pi install <folder>`, on npm Pi 1.6.0 and 0.87.1 and
 // compiled Pi: `pi --list-models cursor` lists the Cursor rows and a `-p` turn answers through the real SDK from
-// there. The tarball holds only what users need, and installing it prints no warning and runs no script.
+// there. The tarball holds only what users need, and installing it prints no warning and runs no script. README's
+// other local route, `pi install <checkout>`, is checked here too.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -124,3 +125,16 @@ for (const host of piHosts()) {
 		);
 	});
 }
+
+test(
+	"pi install <checkout> (README's route from a checkout), then a plain pi lists the rows",
+	() => {
+		const [host] = piHosts();
+		if (!host) throw new Error("no Pi host");
+		const env = homes.create().env({ CURSOR_API_KEY: TEST_KEY });
+		const installed = plainPi(host, ["install", REPO_ROOT], env);
+		withOutput(installed, () => expect(installed.code).toBe(0));
+		expectCursorRows(plainPi(host, ["--list-models", "cursor"], env));
+	},
+	TIMEOUT_MS,
+);
