@@ -162,13 +162,10 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 	if (connection) {
 		// "network error" is wording Pi's automatic retry recognises.
 		const { reason, transient } = connectionReason(connection);
-		const advice = transient
-			? "This is usually temporary: retry."
-			: "Check your network connection, proxy or firewall, then retry.";
-		return {
-			kind: "network",
-			message: `Cursor could not be reached (network error): ${scrubText(reason, secrets)}. ${advice}`,
-		};
+		const message = transient
+			? `Cursor connection failed (network error): ${scrubText(reason, secrets)}. This is usually temporary: retry.`
+			: `Cursor could not be reached (network error): ${scrubText(reason, secrets)}. Check your network connection, proxy or firewall, then retry.`;
+		return { kind: "network", message };
 	}
 	if (
 		effectiveCode === "unavailable" ||

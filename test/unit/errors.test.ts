@@ -107,7 +107,7 @@ describe("classifyCursorError", () => {
 		test("a reset connection is usually temporary", () => {
 			const reset = systemError("read ECONNRESET", { code: "ECONNRESET", address: "10.0.0.1", port: 443 });
 			expect(classifyCursorError(sdkNetworkError(reset)).message).toBe(
-				"Cursor could not be reached (network error): the connection to 10.0.0.1:443 was reset (ECONNRESET). This is usually temporary: retry.",
+				"Cursor connection failed (network error): the connection to 10.0.0.1:443 was reset (ECONNRESET). This is usually temporary: retry.",
 			);
 		});
 
