@@ -3,7 +3,7 @@ import type { ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { CursorExtension } from "../extension.ts";
 import { writeExport } from "./export.ts";
 import { REFRESH_AGENT_LIMIT, takeSnapshots } from "./refresh.ts";
-import { agentsToRefresh, buildUsageView, exportDocument, renderUsageView, USAGE_HELP } from "./view.ts";
+import { agentsToRefresh, buildUsageView, counted, exportDocument, renderUsageView, USAGE_HELP } from "./view.ts";
 
 export type UsagePlan =
 	| { kind: "view" }
@@ -72,7 +72,7 @@ export async function usageCommand(ext: CursorExtension, args: string, ctx: Exte
 		for (const snapshot of snapshots) ext.accounting.ledger.append(snapshot);
 		const refreshed = ext.accounting.ledger.source() ?? source;
 		const failed = snapshots.filter((s) => s.status !== "ok").length;
-		const note = `Asked Cursor about ${snapshots.length} agents${failed > 0 ? ` (${failed} unavailable)` : ""}.`;
+		const note = `Asked Cursor about ${counted(snapshots.length, "agent")}${failed > 0 ? ` (${failed} unavailable)` : ""}.`;
 		ext.report(`${note}\n${renderUsageView(buildUsageView(refreshed))}`, failed > 0 ? "warning" : "info");
 		return;
 	}

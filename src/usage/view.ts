@@ -202,7 +202,7 @@ const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(
 const dollars = (cents: number) => `$${(cents / 100).toFixed(4)}`;
 const shortId = (id: string) => (id.length > 20 ? `${id.slice(0, 20)}…` : id);
 /** `1 send`, `2 sends`. */
-const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 function rawLine(raw: RawTotals): string {
 	const reasoning = raw.reasoning > 0 ? ` · reasoning ${raw.reasoning}` : "";
