@@ -129,7 +129,6 @@ export class CursorExtension {
 				cache: new CatalogCache(this.agentDir),
 				turns: this.entry,
 				sockets: this.sockets,
-				onRefreshError: (message) => this.notify(message, "warning"),
 			}),
 		);
 		this.registerEvents();

@@ -21,8 +21,6 @@ export interface ProviderDeps {
 	turns: TurnEntry;
 	/** SDK work runs inside `sockets.run` so that its leftover sockets cannot hold Pi's exit. */
 	sockets: SdkSockets;
-	/** Reports a failed live refresh that nobody awaited (e.g. Pi's background refresh). */
-	onRefreshError?: (message: string) => void;
 }
 
 const API_KEY = ENV_VARS.apiKey.name;
@@ -74,13 +72,11 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 			}
 			if (!key) return;
 			if (!context.force && cached && Date.now() - cached.fetchedAt < env.modelCacheTtlMs) return;
-			let items: Awaited<ReturnType<typeof discoverModels>>;
-			try {
-				items = await deps.sockets.run(() => discoverModels(deps.sdk, key, context.signal, env.modelRefreshTimeoutMs));
-			} catch (error) {
-				if (!context.force) deps.onRefreshError?.((error as Error).message);
-				throw error;
-			}
+			// A failure is Pi's to report: /cursor-refresh-models and /login say so, Pi's startup refresh stays quiet
+			// (offline is not worth a warning at every start).
+			const items = await deps.sockets.run(() =>
+				discoverModels(deps.sdk, key, context.signal, env.modelRefreshTimeoutMs),
+			);
 			if (context.signal.aborted) return;
 			const fetchedAt = Date.now();
 			// `update` must stay synchronous; the refresh (and so /cursor-refresh-models) resolves only once the cache is

@@ -64,10 +64,8 @@ export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandConte
 		now: Date.now(),
 	});
 	const results = runChecks(facts);
-	const worst = results.some((r) => r.status === "fail")
-		? "error"
-		: results.some((r) => r.status === "warn")
-			? "warning"
-			: "info";
-	deps.report(renderDoctor(results), worst);
+	// A report the user asked for, not an error of the command (Pi would title it "Error:"); a script running
+	// `pi -p /cursor-doctor` gets a failing exit code instead, the way Pi's own commands report failures.
+	deps.report(renderDoctor(results), "info");
+	if (results.some((r) => r.status === "fail") && (ctx.mode === "print" || ctx.mode === "json")) process.exitCode = 1;
 }

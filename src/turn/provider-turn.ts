@@ -32,7 +32,7 @@ export function notifySendEnded(
 	live: LiveRun,
 	outcome: SendOutcome,
 	translator?: TurnTranslator,
-	error?: string,
+	failure?: TurnFailure,
 ): void {
 	if (!observer?.sendEnded) return;
 	translator?.applyUsage();
@@ -41,7 +41,8 @@ export function notifySendEnded(
 		outcome,
 		rawUsage: live.rawUsage,
 		mappedUsage: translator?.message.usage,
-		...(error ? { error } : {}),
+		...(failure ? { error: failure.message } : {}),
+		...(failure && failure.kind !== "aborted" ? { errorKind: failure.kind } : {}),
 		endedAt: Date.now(),
 	});
 }
@@ -230,7 +231,7 @@ export class ProviderTurn {
 		this.live.close();
 		this.runtime.dropLive(this.live);
 		const outcome = failure.kind === "aborted" ? "aborted" : "error";
-		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure.message);
+		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure);
 		await this.live.lease.release(outcome);
 		this.translator.fail(failure);
 		this.resolveEnd();

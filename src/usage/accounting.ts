@@ -12,7 +12,7 @@ import {
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import { StoreTracker } from "../sdk/store-tracker.ts";
 import { readEnvVar } from "../settings/env.ts";
-import type { SendStarted, TurnObserver } from "../turn/observer.ts";
+import type { SendEnded, SendStarted, TurnObserver } from "../turn/observer.ts";
 import { EVENT_CAPTURE_DIR, EventCapture } from "./event-capture.ts";
 import { headerFacts } from "./inherited.ts";
 import { sessionDigest } from "./journal.ts";
@@ -43,7 +43,7 @@ export interface SessionFacts {
 	getEntries(): readonly unknown[];
 }
 
-const sendKey = (send: SendStarted) => `${send.agentId}\u0000${send.startedAt}`;
+const sendKey = (send: SendStarted | SendEnded) => `${send.agentId}\u0000${send.startedAt}`;
 
 export class Accounting {
 	readonly ledger: UsageLedger;

@@ -77,8 +77,8 @@ export class EventCapture implements TurnObserver {
 		}
 	}
 
-	private static ids(send: SendStarted) {
-		return { agentId: send.agentId, runId: send.runId ?? null };
+	private static ids(send: SendStarted | SendEnded) {
+		return { agentId: send.agentId ?? null, runId: send.runId ?? null };
 	}
 
 	sendStarted(send: SendStarted): void {

@@ -4,6 +4,7 @@ import type { Usage } from "@earendil-works/pi-ai";
 import { Type } from "typebox";
 import { Value } from "typebox/value";
 import type { ModelSelection } from "../sdk/cursor-sdk.ts";
+import type { CursorErrorKind } from "../sdk/errors.ts";
 import { isRecord } from "../settings/plain-data.ts";
 import type { SendEnded } from "../turn/observer.ts";
 import type { CursorTurnUsage } from "../turn/usage.ts";
@@ -29,7 +30,8 @@ export interface SendRecord {
 	v: typeof RECORD_VERSION;
 	type: "send";
 	sessionId: string;
-	agentId: string;
+	/** Null when the send failed before Cursor gave it an agent. */
+	agentId: string | null;
 	runId: string | null;
 	model: ModelSelection;
 	kind: "bootstrap" | "incremental" | "summary";
@@ -37,9 +39,12 @@ export interface SendRecord {
 	raw: RawUsage | null;
 	mapped: MappedUsage | null;
 	error?: string;
+	errorKind?: CursorErrorKind;
 	startedAt: number;
 	endedAt: number;
 }
+
+const ERROR_KINDS: readonly CursorErrorKind[] = ["auth", "network", "rate-limit", "module", "configuration", "backend"];
 
 export interface BilledTokens {
 	inputTokens: number;
@@ -119,7 +124,7 @@ export function sendRecordOf(sessionId: string, send: SendEnded): SendRecord {
 		v: RECORD_VERSION,
 		type: "send",
 		sessionId,
-		agentId: send.agentId,
+		agentId: send.agentId ?? null,
 		runId: send.runId ?? null,
 		model: toSelection(send.model),
 		kind: send.kind,
@@ -127,6 +132,7 @@ export function sendRecordOf(sessionId: string, send: SendEnded): SendRecord {
 		raw: send.rawUsage ? toRawUsage(send.rawUsage) : null,
 		mapped: send.mappedUsage ? toMappedUsage(send.mappedUsage) : null,
 		...(send.error ? { error: send.error } : {}),
+		...(send.errorKind ? { errorKind: send.errorKind } : {}),
 		startedAt: send.startedAt,
 		endedAt: send.endedAt,
 	};
@@ -185,7 +191,7 @@ export function unavailableRecord(sessionId: string, agentId: string, at: number
 const COUNT = Type.Number({ minimum: 0 });
 const LENIENT = Type.Optional(Type.Unknown());
 const TIME = Type.Number({ exclusiveMinimum: 0 });
-const RECORD_HEAD = { v: Type.Literal(RECORD_VERSION), sessionId: Type.String(), agentId: Type.String() };
+const RECORD_HEAD = { v: Type.Literal(RECORD_VERSION), sessionId: Type.String() };
 const RAW_USAGE = Type.Object({
 	inputTokens: COUNT,
 	outputTokens: COUNT,
@@ -203,6 +209,8 @@ const MAPPED_USAGE = Type.Object({
 });
 const SEND_RECORD = Type.Object({
 	...RECORD_HEAD,
+	// Null when the send failed before Cursor gave it an agent.
+	agentId: Type.Union([Type.String(), Type.Null()]),
 	type: Type.Literal("send"),
 	runId: LENIENT,
 	model: Type.Object({ id: Type.String() }),
@@ -211,11 +219,13 @@ const SEND_RECORD = Type.Object({
 	raw: Type.Union([Type.Null(), RAW_USAGE]),
 	mapped: Type.Union([Type.Null(), MAPPED_USAGE]),
 	error: LENIENT,
+	errorKind: LENIENT,
 	startedAt: TIME,
 	endedAt: TIME,
 });
 const BILLED_RECORD = Type.Object({
 	...RECORD_HEAD,
+	agentId: Type.String(),
 	type: Type.Literal("billed"),
 	at: TIME,
 	status: Type.Union([Type.Literal("ok"), Type.Literal("unavailable")]),
@@ -247,6 +257,9 @@ export function parseRecord(value: unknown): JournalRecord | undefined {
 				cost: mapped.cost,
 			},
 			...(typeof value.error === "string" ? { error: value.error } : {}),
+			...(ERROR_KINDS.includes(value.errorKind as CursorErrorKind)
+				? { errorKind: value.errorKind as CursorErrorKind }
+				: {}),
 			startedAt: value.startedAt,
 			endedAt: value.endedAt,
 		};

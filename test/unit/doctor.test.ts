@@ -161,6 +161,22 @@ test("versions, transport, setting sources, catalog age, store root, bridge and 
 	expect(byTitle(oldPi, "Versions")?.detail).toContain("supported Pi versions are 0.87.1 through 1.6.0");
 });
 
+test("the report opens with its verdict, counted in words that fit the numbers", () => {
+	const check = (status: CheckResult["status"], title: string): CheckResult => ({ title, status, detail: "d" });
+	const first = (results: CheckResult[]) => renderDoctor(results).split("\n")[0];
+	expect(first([check("ok", "a"), check("ok", "b")])).toBe("Cursor doctor report: All checks passed.");
+	expect(first([check("ok", "a"), check("warn", "b")])).toBe(
+		"Cursor doctor report: All essential checks passed, 1 warning.",
+	);
+	expect(first([check("fail", "a"), check("warn", "b"), check("warn", "c")])).toBe(
+		"Cursor doctor report: 1 check failed, 2 warnings. Cursor will not work until the failures are fixed.",
+	);
+	expect(first([check("fail", "a"), check("fail", "b")])).toBe(
+		"Cursor doctor report: 2 checks failed. Cursor will not work until the failures are fixed.",
+	);
+	expect(renderDoctor([check("warn", "b")])).toContain("[WARN] b: d");
+});
+
 test("version comparison", () => {
 	expect(compareVersions("1.6.0", "0.87.1")).toBeGreaterThan(0);
 	expect(compareVersions("0.87.1", "0.87.1")).toBe(0);
