@@ -21,7 +21,7 @@ import { type LiveEvent, LiveRun, type RunSettlement } from "./live-run.ts";
 import { LoopYield } from "./loop-yield.ts";
 import { notifyObserver, type SendOutcome, type SendStarted, type TurnObserver } from "./observer.ts";
 import { LIFECYCLE_DELAY_MS, type ToolDisplay } from "./tools.ts";
-import { TurnTranslator } from "./translate.ts";
+import { TurnTranslator, wellFormedUpdate } from "./translate.ts";
 import { ABORTED, type TurnFailure, type TurnTimeouts, TurnWatch } from "./watch.ts";
 
 export type CursorMode = "agent" | "plan";
@@ -110,7 +110,8 @@ export function streamCursorTurn(
  * that is a lost connection, not the user's abort.
  */
 function runFailure(result: RunResult, secrets: readonly string[]): CursorError {
-	const message = result.error?.message ?? "Cursor run failed";
+	const reported = (result.error as { message?: unknown } | undefined)?.message;
+	const message = typeof reported === "string" && reported.trim() !== "" ? reported : "Cursor run failed";
 	if (/\baborted\b/i.test(message) && !/\[(unauthenticated|resource_exhausted)\]/.test(message)) {
 		return {
 			kind: "network",
@@ -324,7 +325,8 @@ class ProviderTurn {
 			}
 			return undefined;
 		}
-		const { update } = event;
+		const update = wellFormedUpdate(event.update);
+		if (!update) return undefined; // malformed: ignored, the turn goes on
 		try {
 			return this.update(update);
 		} catch (error) {
@@ -442,7 +444,8 @@ class ProviderTurn {
 		}
 		notifySendEnded(this.runtime.observer, this.live, "finished", this.translator);
 		await this.live.lease.release("finished", this.context.messages);
-		this.translator.finish(this.live.producedText ? undefined : result?.result);
+		const finalText = typeof result?.result === "string" ? result.result : undefined;
+		this.translator.finish(this.live.producedText ? undefined : finalText);
 		this.resolveEnd();
 	}
 

@@ -67,6 +67,7 @@ export class PropertyTarget {
 				`property ${this.name} failed (seed ${details.seed}, path ${details.counterexamplePath}).`,
 				`Replay: PI_CURSOR_PROPERTY_SEED=${details.seed} PI_CURSOR_PROPERTY_PATH='${this.name}:${details.counterexamplePath}' <the same bun test command>`,
 				report,
+				`Error: ${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`,
 			].join("\n"),
 		);
 	}
