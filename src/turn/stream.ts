@@ -106,16 +106,20 @@ export function streamCursorTurn(
 }
 
 /**
- * A run that ended with an error although nobody cancelled it. The SDK reports a broken stream as "aborted";
- * that is a lost connection, not the user's abort.
+ * A run that ended with an error although nobody cancelled it. The SDK reports a broken stream as "aborted" (e.g.
+ * `[unknown] [aborted] aborted`); that is a lost connection, not the user's abort, and its internal wording would read
+ * as one, so only the rest of the detail (if any) is shown.
  */
 function runFailure(result: RunResult, secrets: readonly string[]): CursorError {
 	const reported = (result.error as { message?: unknown } | undefined)?.message;
 	const message = typeof reported === "string" && reported.trim() !== "" ? reported : "Cursor run failed";
 	if (/\baborted\b/i.test(message) && !/\[(unauthenticated|resource_exhausted)\]/.test(message)) {
+		const detail = scrubText(message.replace(/\[[a-z_]+\]|\baborted\b/gi, " ").replace(/\s+/g, " "), secrets)
+			.replace(/^[\s:.,;-]+|[\s:.,;-]+$/g, "")
+			.trim();
 		return {
 			kind: "network",
-			message: `The connection to Cursor was lost before the answer finished (network error: ${scrubText(message, secrets)}). Retry; the partial answer above is kept.`,
+			message: `The connection to Cursor was lost before the answer finished (network error${detail ? `: ${detail}` : ""}). Retry; the partial answer above is kept.`,
 		};
 	}
 	return classifyCursorError(new Error(message), secrets);
