@@ -1,4 +1,5 @@
 // Environment settings of the Pi tool bridge. Pure: the caller passes the environment (normally `process.env`).
+import { redactSecrets } from "../sdk/errors.ts";
 import { type EnvRecord, readBooleanEnv } from "../settings/env.ts";
 
 export const ENV_BRIDGE = "PI_CURSOR_PI_TOOL_BRIDGE";
@@ -34,7 +35,10 @@ export function readBridgeSettings(env: EnvRecord, mcpToolTimeoutMs: number): Br
 	if (raw !== undefined && raw.trim() !== "") {
 		const parsed = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
 		if (Number.isSafeInteger(parsed) && parsed > 0) callTimeoutMs = Math.min(parsed, mcpToolTimeoutMs);
-		else problems.push(`${ENV_BRIDGE_CALL_TIMEOUT_MS}="${raw}" is not a positive whole number of milliseconds.`);
+		else
+			problems.push(
+				`${ENV_BRIDGE_CALL_TIMEOUT_MS}="${redactSecrets(raw)}" is not a positive whole number of milliseconds.`,
+			);
 	}
 	return {
 		enabled,

@@ -17,6 +17,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, sep } from "node:path";
 import type { EnvRecord } from "../settings/env.ts";
+import { redactSecrets } from "./errors.ts";
 
 export const ENV_MCP_TOOL_TIMEOUT_MS = "PI_CURSOR_MCP_TOOL_TIMEOUT_MS";
 export const ENV_MCP_TOOL_TIMEOUT_SECONDS = "PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS";
@@ -65,7 +66,7 @@ function readDuration(env: EnvRecord, msName: string, secondsName: string, probl
 		const value = raw.trim();
 		const parsed = /^\d+$/.test(value) ? Number(value) * unitMs : Number.NaN;
 		if (Number.isSafeInteger(parsed) && parsed > 0) return Math.min(parsed, MAX_TIMER_MS);
-		problems.push(`${name}="${raw}" is not a positive whole number; using the default.`);
+		problems.push(`${name}="${redactSecrets(raw)}" is not a positive whole number; using the default.`);
 	}
 	return undefined;
 }

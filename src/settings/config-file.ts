@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { atomicWrite, PRIVATE_FILE_MODE, removeQuietly, resolveWriteTarget } from "../fs/atomic-file.ts";
+import { redactSecrets } from "../sdk/errors.ts";
 
 export const CURSOR_SDK_CONFIG_FILENAME = "cursor-sdk.json";
 
@@ -103,7 +104,8 @@ function describeValue(value: unknown): string {
 	if (value === null) return "null";
 	if (Array.isArray(value)) return "an array";
 	if (typeof value === "object") return "an object";
-	const text = JSON.stringify(value) ?? String(value);
+	// A key or a URL with userinfo pasted into the wrong field is redacted before the value is shortened.
+	const text = redactSecrets(JSON.stringify(value) ?? String(value));
 	return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 

@@ -5,6 +5,8 @@
  * parsing stays pure and testable. Nothing here reads `process.env` directly.
  */
 
+import { redactSecrets } from "../sdk/errors.ts";
+
 /** A read-only view of an environment (`process.env` satisfies it). */
 export type EnvRecord = Readonly<Record<string, string | undefined>>;
 
@@ -78,7 +80,7 @@ export function parseSettingSources(value: string | undefined): SettingSourcesRe
 	}
 	const unknown = items.filter((item) => item !== "all" && item !== "none" && !SETTING_SOURCE_SET.has(item));
 	if (unknown.length > 0) {
-		const list = [...new Set(unknown)].map((item) => `"${item}"`).join(", ");
+		const list = redactSecrets([...new Set(unknown)].map((item) => `"${item}"`).join(", "));
 		return {
 			ok: false,
 			raw: value,
