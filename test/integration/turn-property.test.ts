@@ -1,7 +1,8 @@
 // Generated Cursor runs through the extension in a real Pi AgentSession (fake SDK): updates in any order, duplicated,
 // truncated or malformed, with tool calls that become replay cards. Pi's prompt always ends; every message but the
 // last ends with tool calls that all get results; the last one's stop reason is how Cursor ended the run; the answer
-// text is exactly the streamed text, once, across the messages.
+// text is exactly the streamed text, once, across the messages; the key and a proxy URL's password that tool output and
+// failures carry never reach the session's messages, entries or usage journal.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { AssistantMessage, ToolResultMessage } from "@earendil-works/pi-ai";
 import { FakeCursorSdk, type FakeStep } from "../support/fake-sdk.ts";
@@ -9,10 +10,13 @@ import { createHarnessSession, type HarnessSession } from "../support/harness.ts
 import { anyJson, fc, PropertyTarget, wrongTyped } from "../support/property.ts";
 
 const target = new PropertyTarget("turn-in-pi");
+const KEY = "key_6f1d0c9a8b7e6d5c4b3a29181706f5e4d3c2b1a0";
+const PASSWORD = "7pr0xy-s3cret!";
+const PROXY = `https://me:${PASSWORD}@proxy.example:8080`;
 const sdk = new FakeCursorSdk();
 let h: HarnessSession;
 beforeAll(async () => {
-	h = await createHarnessSession({ sdk, settings: { retry: { enabled: false } } });
+	h = await createHarnessSession({ sdk, apiKey: KEY, settings: { retry: { enabled: false } } });
 });
 afterAll(async () => {
 	target.report();
@@ -25,8 +29,8 @@ const toolCallOf = (kind: string, n: number) =>
 		: kind === "shell"
 			? {
 					type: "shell",
-					args: { command: `echo ${n}` },
-					result: { status: "success", value: { stdout: `${n}\n`, exitCode: 0 } },
+					args: { command: `curl ${PROXY}/${n}` },
+					result: { status: "success", value: { stdout: `${n} ${KEY}\n`, stderr: `via ${PROXY}`, exitCode: 0 } },
 				}
 			: kind === "mcp"
 				? {
@@ -57,7 +61,14 @@ const stepArb = fc.oneof(
 const runArb = fc.record({
 	steps: fc.array(stepArb, { maxLength: 12 }),
 	duplicate: fc.option(fc.nat(), { nil: undefined }),
-	fail: fc.option(fc.constantFrom("[internal] backend error", "[unavailable] connection reset"), { nil: undefined }),
+	fail: fc.option(
+		fc.constantFrom(
+			"[internal] backend error",
+			`[unavailable] connection reset by ${PROXY}`,
+			`[internal] bad key ${KEY}`,
+		),
+		{ nil: undefined },
+	),
 });
 
 let caseNo = 0;
@@ -110,6 +121,11 @@ test("generated runs in Pi: the prompt ends, tool calls all get results, the tex
 			const shown = assistants.flatMap((m) => m.content.map((c) => (c.type === "text" ? c.text : ""))).join("");
 			expect(shown).toBe(text);
 			expect(h.extensionErrors).toEqual([]);
+			const journal = h.extension.accounting.ledger.source()?.records ?? [];
+			expect(journal.length).toBeGreaterThan(0);
+			const stored = JSON.stringify([added, h.customEntries(), journal]);
+			expect(stored).not.toContain(KEY);
+			expect(stored).not.toContain(PASSWORD);
 		}),
 		150,
 	);
