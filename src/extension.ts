@@ -19,6 +19,7 @@ import { dropCursorLoadedContextFiles } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
 import { NEUTRAL_TOOL } from "./replay/mapping.ts";
 import { CursorReplay } from "./replay/replay.ts";
+import { readTaskWording } from "./replay/tools.ts";
 import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import type { CursorError } from "./sdk/errors.ts";
 import {
@@ -420,7 +421,7 @@ export class CursorExtension {
 				replay: this.replay,
 				print: this.mode === "print",
 				declared: declaredTools(context.messages),
-				context: { cwd: this.cwd, secrets: [setup.apiKey] },
+				context: { cwd: this.cwd, secrets: [setup.apiKey], taskWording: readTaskWording(process.env) },
 				trace: (line) => process.stderr.write(`${line}\n`),
 			}),
 			acquire: (setup, messages, watch) => {

@@ -27,6 +27,13 @@ export interface Env {
 	cwd: string;
 	secrets: readonly (string | undefined)[];
 	liveShellOutput?: string;
+	/** `PI_CURSOR_TASK_PRESENTATION=task`: Cursor's `task` calls keep the older "Cursor task" wording. */
+	taskWording?: "subagent" | "task";
+}
+
+/** What a rule is called in titles: its label, except `task` under the older wording. */
+export function labelOf(kind: string, rule: Rule, env: Pick<Env, "taskWording">): string {
+	return kind === "task" && env.taskWording === "task" ? "task" : rule.label;
 }
 // Huge outputs are cut to a generous margin before scrubbing (bounded work); the real bound is applied after it, so
 // a secret straddling a cut is never half-shown.
@@ -189,9 +196,10 @@ function stepLine(step: unknown, env: Env): string | undefined {
 		case "assistantMessage":
 			return str(message, "text");
 		case "toolCall": {
-			const rule = RULES[str(message, "type") ?? ""];
+			const kind = str(message, "type") ?? "";
+			const rule = RULES[kind];
 			const summary = rule?.summary(asObj(message?.args) ?? {}, env);
-			return `• Cursor ${rule?.label ?? "tool"}${summary ? `: ${summary}` : ""}`;
+			return `• Cursor ${rule ? labelOf(kind, rule, env) : "tool"}${summary ? `: ${summary}` : ""}`;
 		}
 		default:
 			return undefined;
@@ -408,7 +416,10 @@ const RULES: Record<string, Rule> = {
 					: "",
 			].filter(Boolean);
 			const body = [facts.join(" · "), ...steps, str(value, "resultSuffix") ?? ""].filter((p) => p.trim() !== "");
-			return headText(clean(env, body.join("\n\n")), "Cursor subagent finished");
+			return headText(
+				clean(env, body.join("\n\n")),
+				`Cursor ${env.taskWording === "task" ? "task" : "subagent"} finished`,
+			);
 		},
 	},
 	generateImage: {

@@ -28,6 +28,12 @@ import type { ReplayStore } from "./store.ts";
 
 export const ENV_NATIVE_TOOL_DISPLAY = "PI_CURSOR_NATIVE_TOOL_DISPLAY";
 export const ENV_REGISTER_NATIVE_TOOLS = "PI_CURSOR_REGISTER_NATIVE_TOOLS";
+export const ENV_TASK_PRESENTATION = "PI_CURSOR_TASK_PRESENTATION";
+
+/** How Cursor's `task` calls are titled: "Cursor subagent" (default), or `task` for the older "Cursor task". */
+export function readTaskWording(env: EnvRecord): "subagent" | "task" {
+	return env[ENV_TASK_PRESENTATION]?.trim().toLowerCase() === "task" ? "task" : "subagent";
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: Pi's built-in definitions each have their own parameter and detail types
 type AnyToolDefinition = ToolDefinition<any, any, any>;
