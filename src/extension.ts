@@ -45,7 +45,7 @@ import {
 } from "./settings/effective.ts";
 import { readBooleanEnv, readCursorEnv } from "./settings/env.ts";
 import { LocalAgentConfig } from "./settings/local-config.ts";
-import { approveOverride } from "./settings/project-config.ts";
+import { approveOverride, savedProjectTrust } from "./settings/project-config.ts";
 import { resolveSafety, safetyAgentOptions } from "./settings/safety.ts";
 import { type CursorSessionState, emptySessionState, restoreSessionState } from "./settings/session-state.ts";
 import { catalogSubagentResolver } from "./settings/subagents.ts";
@@ -157,7 +157,8 @@ export class CursorExtension {
 			this.replay.register(ctx.cwd);
 			this.userConfig = this.local.start(ctx.cwd, {
 				piTrusted: ctx.isProjectTrusted?.() === true,
-				override: approveOverride(process.argv),
+				savedTrust: savedProjectTrust(this.agentDir, ctx.cwd),
+				cliApprove: approveOverride(process.argv) === true,
 				hasProtectedResources: hasTrustRequiringProjectResources(ctx.cwd),
 			}).user;
 			const flagError = this.flagError();
