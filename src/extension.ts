@@ -5,7 +5,7 @@ import {
 	getAgentDir,
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
-import { registerActivateSkill, type SkillInfo } from "./bridge/activate-skill.ts";
+import { ACTIVATE_SKILL_TOOL, registerActivateSkill, type SkillInfo } from "./bridge/activate-skill.ts";
 import { ENV_ASK_QUESTION, registerAskQuestion } from "./bridge/ask-question.ts";
 import { renderToolsReport } from "./bridge/report.ts";
 import { startBridgeServer } from "./bridge/server.ts";
@@ -441,9 +441,11 @@ export class CursorExtension {
 				};
 				if (this.isSummary(watch.piSignal)) return this.pool.acquireForSummary(request, watch);
 				const bridge = this.bridgePlan();
+				const skillTool = bridge?.surface.tools.find((tool) => tool.piName === ACTIVATE_SKILL_TOOL)?.mcpName;
 				const tools = bridge && {
 					fingerprint: bridge.surface.fingerprint,
 					manifest: bridge.settings.manifest ? buildToolManifestText(bridge.surface) : "",
+					...(skillTool ? { skillTool } : {}),
 				};
 				const leased = this.pool.acquire({ ...request, ...(tools ? { tools } : {}) }, watch);
 				if (!bridge) return leased;
