@@ -29,7 +29,7 @@ import { CursorSdkConfigFile, userConfigPath } from "./settings/config-file.ts";
 import { STATUS_KEY } from "./settings/effective.ts";
 import { readEnv, readEnvVar } from "./settings/env.ts";
 import { LocalAgentConfig } from "./settings/local-config.ts";
-import { approveOverride } from "./settings/project-config.ts";
+import { approveOverride, savedProjectTrust } from "./settings/project-config.ts";
 import { SessionSettings } from "./settings/session-settings.ts";
 import { flagError } from "./turn/setup.ts";
 import { registerCommands } from "./ui/commands.ts";
@@ -102,6 +102,7 @@ export class CursorExtension {
 			bridge: this.bridge,
 			sdk,
 			observer: this.accounting.observer,
+			env: this.env,
 			session: () => ({ cwd: this.cwd, mode: this.mode }),
 		});
 		this.entry = new SessionTurnEntry({
@@ -211,7 +212,8 @@ export class CursorExtension {
 		this.replay.register(ctx.cwd);
 		this.local.start(ctx.cwd, {
 			piTrusted: ctx.isProjectTrusted?.() === true,
-			override: approveOverride(process.argv),
+			savedTrust: savedProjectTrust(this.agentDir, ctx.cwd),
+			cliApprove: approveOverride(process.argv) === true,
 			hasProtectedResources: hasTrustRequiringProjectResources(ctx.cwd),
 		});
 		this.settings.activeModel = ctx.model as Model<string> | undefined;

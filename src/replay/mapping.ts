@@ -2,7 +2,7 @@
 // Pure and table-driven (the table is rules.ts); anything without a native Pi form becomes the neutral `cursor` card.
 import type { ToolCall as PiToolCall } from "@earendil-works/pi-ai";
 import { replayToolCallId } from "./ids.ts";
-import { asObj, clean, type Env, headText, type Success, str } from "./render.ts";
+import { asObj, clean, type Env, headText, labelOf, type Success, str } from "./render.ts";
 import { cursorToolType, ruleFor } from "./rules.ts";
 import { relativizeIn } from "./text.ts";
 import { NEUTRAL_TOOL, type ReplayToolName } from "./types.ts";
@@ -60,15 +60,21 @@ export interface MapContext {
 	secrets?: readonly (string | undefined)[];
 	/** Shell only: live `shell-output-delta` text, shown when the completed call reports no output. */
 	liveShellOutput?: string;
+	/** How Cursor's `task` calls are titled (`PI_CURSOR_TASK_PRESENTATION`; default "subagent"). */
+	taskWording?: "subagent" | "task";
 }
 
 /** The title/summary of a call from its arguments alone (lifecycle lines, incomplete calls). */
 export function activityOf(toolCall: unknown, ctx: MapContext): ActivityIdentity {
-	const env: Env = { cwd: ctx.cwd, secrets: ctx.secrets ?? [] };
+	const env: Env = {
+		cwd: ctx.cwd,
+		secrets: ctx.secrets ?? [],
+		...(ctx.taskWording ? { taskWording: ctx.taskWording } : {}),
+	};
 	const kind = cursorToolType(toolCall);
 	const rule = ruleFor(kind);
 	const summary = rule.summary(asObj(asObj(toolCall)?.args) ?? {}, env);
-	return { title: `Cursor ${rule.label}`, ...(summary ? { summary } : {}) };
+	return { title: `Cursor ${labelOf(kind, rule, env)}`, ...(summary ? { summary } : {}) };
 }
 
 function errorMessage(error: unknown): string {
@@ -88,6 +94,7 @@ export function mapCompletedToolCall(callId: string, toolCall: unknown, ctx: Map
 		cwd: ctx.cwd,
 		secrets: ctx.secrets ?? [],
 		...(ctx.liveShellOutput ? { liveShellOutput: ctx.liveShellOutput } : {}),
+		...(ctx.taskWording ? { taskWording: ctx.taskWording } : {}),
 	};
 	const call = asObj(toolCall);
 	const kind = cursorToolType(toolCall);

@@ -13,6 +13,7 @@ import {
 	genericText,
 	grepLines,
 	headText,
+	labelOf,
 	line,
 	lsLines,
 	num,
@@ -234,7 +235,10 @@ const RULES: Record<string, Rule> = {
 					: "",
 			].filter(Boolean);
 			const body = [facts.join(" · "), ...steps, str(value, "resultSuffix") ?? ""].filter((p) => p.trim() !== "");
-			return headText(clean(env, body.join("\n\n")), "Cursor subagent finished");
+			return headText(
+				clean(env, body.join("\n\n")),
+				`Cursor ${env.taskWording === "task" ? "task" : "subagent"} finished`,
+			);
 		},
 	},
 	generateImage: {
@@ -314,9 +318,10 @@ function stepLine(step: unknown, env: Env): string | undefined {
 		case "assistantMessage":
 			return str(message, "text");
 		case "toolCall": {
-			const rule = RULES[str(message, "type") ?? ""];
+			const kind = str(message, "type") ?? "";
+			const rule = RULES[kind];
 			const summary = rule?.summary(asObj(message?.args) ?? {}, env);
-			return `• Cursor ${rule?.label ?? "tool"}${summary ? `: ${summary}` : ""}`;
+			return `• Cursor ${rule ? labelOf(kind, rule, env) : "tool"}${summary ? `: ${summary}` : ""}`;
 		}
 		default:
 			return undefined;

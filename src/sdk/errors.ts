@@ -33,10 +33,11 @@ export function redactSecrets(
 ): string {
 	let out = text;
 	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
+	// URL userinfo first: the other patterns could eat a URL's scheme (`Bearer https://user:pass@…`) and hide it.
 	return out
+		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
 		.replace(options.content ? AUTH_HEADER_IN_CONTENT : AUTH_HEADER, "$1 [redacted]")
 		.replace(options.content ? KEY_SHAPED_IN_CONTENT : KEY_SHAPED, "[redacted]")
-		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
 		.replace(options.content ? SECRET_PAIR_IN_CONTENT : SECRET_PAIR, "$1$2[redacted]");
 }
 

@@ -7,6 +7,7 @@
 // created one by one, mode 0700. An unsafe root is an error, never a silent fallback to the default.
 import { chmodSync, lstatSync, mkdirSync, type Stats } from "node:fs";
 import { isAbsolute, parse, sep } from "node:path";
+import { redactSecrets } from "../sdk/errors.ts";
 import { type CursorEnv, ENV_VARS } from "../settings/env.ts";
 
 const ENV_STATE_ROOT = ENV_VARS.stateRoot.name;
@@ -26,7 +27,8 @@ export function chooseStoreRoot(env: Pick<CursorEnv, "stateRoot">, userStoreRoot
 
 export function describeChoice(choice: StoreRootChoice): string {
 	if (choice.kind === "default") return "the SDK's default state root";
-	return choice.source === "env" ? `${ENV_STATE_ROOT}="${choice.path}"` : `local.storeRoot "${choice.path}"`;
+	const path = redactSecrets(choice.path);
+	return choice.source === "env" ? `${ENV_STATE_ROOT}="${path}"` : `local.storeRoot "${path}"`;
 }
 
 /** Problems visible in the text of the path alone (pure); `undefined` when the text is acceptable. */

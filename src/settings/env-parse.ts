@@ -1,6 +1,8 @@
 // The value vocabularies of pi-cursor-sdk's environment variables: booleans, durations, setting sources. Each parser
 // reads one raw value and says what it means; src/settings/env.ts says which variable uses which. Pure.
 
+import { redactSecrets } from "../sdk/errors.ts";
+
 /** What a raw value means: a value, nothing (the default applies), or a problem to report (the default applies). */
 export type Parsed<T> = { readonly value: T; readonly problem?: string } | { readonly problem?: string };
 
@@ -66,7 +68,7 @@ export function positiveWholeNumber(unitMs: number, maxMs: number, complaint: st
 		if (text === "") return {};
 		const value = /^\d+$/.test(text) ? Number(text) * unitMs : Number.NaN;
 		if (Number.isSafeInteger(value) && value > 0) return { value: Math.min(value, maxMs) };
-		return { problem: `${name}="${raw}" ${complaint}` };
+		return { problem: `${name}="${redactSecrets(raw)}" ${complaint}` };
 	};
 }
 
@@ -98,11 +100,11 @@ function parseSettingSources(value: string, name: string): SettingSourcesResult 
 		.filter((item) => item !== "");
 	const valid = `Use "all", "none", or a comma-separated list of ${SETTING_SOURCE_NAMES.join(", ")}.`;
 	if (items.length === 0) {
-		return { ok: false, raw: value, error: `${name}="${value}" names no setting source. ${valid}` };
+		return { ok: false, raw: value, error: `${name}="${redactSecrets(value)}" names no setting source. ${valid}` };
 	}
 	const unknown = items.filter((item) => item !== "all" && item !== "none" && !SETTING_SOURCE_SET.has(item));
 	if (unknown.length > 0) {
-		const list = [...new Set(unknown)].map((item) => `"${item}"`).join(", ");
+		const list = redactSecrets([...new Set(unknown)].map((item) => `"${item}"`).join(", "));
 		return { ok: false, raw: value, error: `${name} has unknown setting source ${list}. ${valid}` };
 	}
 	const unique = [...new Set(items)];

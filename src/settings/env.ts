@@ -2,12 +2,14 @@
 // values from `readEnv` (the turn resolver reads the environment once per turn) or read one variable through
 // `readEnvVar`; nothing else names a variable to read it. README's tables list the same names and defaults
 // (test/unit/settings-env-readme.test.ts). Pure: the caller passes the environment (normally `process.env`).
+
 import {
 	booleanWord,
 	DEFAULT_SETTING_SOURCES,
 	decimalMs,
 	MAX_TIMER_MS,
 	nonEmptyText,
+	type Parsed,
 	type Parser,
 	positiveWholeNumber,
 	rawText,
@@ -98,6 +100,13 @@ export const ENV_VARS = {
 	streamIdleTimeoutMs: timer("PI_CURSOR_STREAM_IDLE_TIMEOUT_MS", 300_000, "silence allowed mid-answer"),
 	liveRunIdleDisposeMs: timer("PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS", 300_000, "keep a run waiting for Pi's tools"),
 	nativeToolDisplay: flag("PI_CURSOR_NATIVE_TOOL_DISPLAY", true, "replay Cursor's tool calls as Pi tool cards"),
+	taskPresentation: entry<"subagent" | "task">({
+		name: "PI_CURSOR_TASK_PRESENTATION",
+		default: "subagent",
+		parse: (raw): Parsed<"subagent" | "task"> => (raw.trim().toLowerCase() === "task" ? { value: "task" } : {}),
+		shown: "`subagent`",
+		meaning: '`task` titles Cursor\'s subagent calls "Cursor task"',
+	}),
 	registerNativeTools: flag("PI_CURSOR_REGISTER_NATIVE_TOOLS", true, "shadow Pi's tool names for the cards"),
 	treeSitterVendorDir: entry<string | undefined>({
 		name: "CURSOR_TREE_SITTER_VENDOR_DIR",

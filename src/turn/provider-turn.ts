@@ -8,20 +8,25 @@ import type { LiveEvent, LiveRun, RunSettlement } from "./live-run.ts";
 import { LoopYield } from "./loop-yield.ts";
 import { notifyObserver, type SendOutcome, type TurnObserver } from "./observer.ts";
 import { LIFECYCLE_DELAY_MS, type ToolDisplay } from "./tools.ts";
-import type { TurnTranslator } from "./translate.ts";
+import { type TurnTranslator, wellFormedUpdate } from "./translate.ts";
 import type { TurnSetup } from "./types.ts";
 import { ABORTED, type TurnFailure, type TurnWatch } from "./watch.ts";
 
 /**
- * A run that ended with an error although nobody cancelled it. The SDK reports a broken stream as "aborted";
- * that is a lost connection, not the user's abort.
+ * A run that ended with an error although nobody cancelled it. The SDK reports a broken stream as "aborted" (e.g.
+ * `[unknown] [aborted] aborted`); that is a lost connection, not the user's abort, and its internal wording would read
+ * as one, so only the rest of the detail (if any) is shown.
  */
 function runFailure(result: RunResult, secrets: readonly string[]): CursorError {
-	const message = result.error?.message ?? "Cursor run failed";
+	const reported = (result.error as { message?: unknown } | undefined)?.message;
+	const message = typeof reported === "string" && reported.trim() !== "" ? reported : "Cursor run failed";
 	if (/\baborted\b/i.test(message) && !/\[(unauthenticated|resource_exhausted)\]/.test(message)) {
+		const detail = scrubText(message.replace(/\[[a-z_]+\]|\baborted\b/gi, " ").replace(/\s+/g, " "), secrets)
+			.replace(/^[\s:.,;-]+|[\s:.,;-]+$/g, "")
+			.trim();
 		return {
 			kind: "network",
-			message: `The connection to Cursor was lost before the answer finished (network error: ${scrubText(message, secrets)}). Retry; the partial answer above is kept.`,
+			message: `The connection to Cursor was lost before the answer finished (network error${detail ? `: ${detail}` : ""}). Retry; the partial answer above is kept.`,
 		};
 	}
 	return classifyCursorError(new Error(message), secrets);
@@ -102,7 +107,8 @@ export class ProviderTurn {
 			}
 			return undefined;
 		}
-		const { update } = event;
+		const update = wellFormedUpdate(event.update);
+		if (!update) return undefined; // malformed: ignored, the turn goes on
 		try {
 			return this.update(update);
 		} catch (error) {
@@ -220,7 +226,8 @@ export class ProviderTurn {
 		}
 		notifySendEnded(this.runtime.observer, this.live, "finished", this.translator);
 		await this.live.lease.release("finished", this.context.messages);
-		this.translator.finish(this.live.producedText ? undefined : result?.result);
+		const finalText = typeof result?.result === "string" ? result.result : undefined;
+		this.translator.finish(this.live.producedText ? undefined : finalText);
 		this.resolveEnd();
 	}
 

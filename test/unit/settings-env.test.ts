@@ -128,6 +128,7 @@ describe("readEnv", () => {
 			apiKey: undefined,
 			useHttp1: undefined,
 			footer: true,
+			taskPresentation: "subagent",
 			settingSources: { ok: true, sources: ["all"], isDefault: true },
 			hideModelsWhenLoggedOut: false,
 			disableModelCache: false,
