@@ -2,13 +2,13 @@
 // stream shows, what reaches the fake, what the session's cloud journal records. The turn and the SDK run together in
 // a Bun child (probe-main.ts), which reads CURSOR_BACKEND_URL before the SDK is imported.
 
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Model } from "@earendil-works/pi-ai";
-import { type CloudFake, type RequestLogEntry, type Scenario, startCloudFake } from "../support/cloud-fake/client.ts";
+import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { type CloudProbeStep, PROBE_KEY, type ProbeEvent, runCloudProbe } from "../support/cloud-fake/probe.ts";
+import { cursorModel } from "../support/messages.ts";
 
 const TIMEOUT_MS = 60_000;
 const REPO = "https://github.com/acme/app";
@@ -17,19 +17,6 @@ const SHELL_CALL = {
 	type: "shell",
 	args: { command: "npm test" },
 	result: { status: "success", value: { exitCode: 0, signal: "", stdout: "ok\n", stderr: "", executionTime: 5 } },
-};
-
-const MODEL: Model<string> = {
-	id: "composer-2",
-	name: "Composer 2",
-	api: "cursor-sdk",
-	provider: "cursor",
-	baseUrl: "https://api.cursor.com",
-	reasoning: true,
-	input: ["text", "image"],
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-	contextWindow: 200_000,
-	maxTokens: 64_000,
 };
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -53,17 +40,9 @@ const SCENARIOS: Record<string, Scenario> = {
 	"[[no-usage]]": { steps: [{ text: "No usage here." }] },
 };
 
-let fake: CloudFake;
+const cloud = cloudFakeForFile(SCENARIOS);
 let dir: string;
-beforeAll(async () => {
-	fake = await startCloudFake();
-});
-afterAll(async () => {
-	await fake?.stop();
-});
-beforeEach(async () => {
-	await fake.reset();
-	await fake.setScenarioMap(SCENARIOS);
+beforeEach(() => {
 	dir = mkdtempSync(join(tmpdir(), "cloud-run-"));
 });
 afterEach(() => {
@@ -84,7 +63,7 @@ function turn(
 ): CloudProbeStep {
 	return {
 		op: "turn",
-		model: MODEL,
+		model: cursorModel,
 		journalPath: journalPath(),
 		turn: {
 			apiKey: PROBE_KEY,
@@ -108,7 +87,7 @@ describe("a cloud turn", () => {
 	test(
 		"creates the agent, records it before the first send, streams thinking and text, shows the tool call and then the branch and PR",
 		async () => {
-			const result = await runCloudProbe(fake.url, [turn("[[full]] fix the login")]);
+			const result = await runCloudProbe(cloud.fake.url, [turn("[[full]] fix the login")]);
 			expect(result.one(0, "journal-agent").creates).toBe(0);
 			const events = piEvents(result.events, 0);
 			expect(events.map((e) => e.type)).toEqual([
@@ -148,8 +127,8 @@ describe("a cloud turn", () => {
 				totalTokens: 129,
 			});
 
-			const [agent] = await fake.agents();
-			const create = (await fake.requests()).find((e) => e.route === "create");
+			const [agent] = await cloud.fake.agents();
+			const create = (await cloud.fake.requests()).find((e) => e.route === "create");
 			expect(create?.body).toMatchObject({
 				agentId: agent?.id,
 				prompt: { text: "[[full]] fix the login" },
@@ -180,13 +159,13 @@ describe("a cloud turn", () => {
 	test(
 		"a follow-up on the recorded agent adds a run to it; print mode keeps the answer one block and traces the tool",
 		async () => {
-			await fake.seedAgents([
+			await cloud.fake.seedAgents([
 				{ id: "bc-55555555-5555-4555-8555-555555555555", repos: [{ url: REPO }], runs: [{ status: "FINISHED" }] },
 			]);
-			const result = await runCloudProbe(fake.url, [
+			const result = await runCloudProbe(cloud.fake.url, [
 				turn("[[full]] and the tests", { agentId: "bc-55555555-5555-4555-8555-555555555555", print: true }),
 			]);
-			const calls = (await fake.requests()).filter((e) => e.route === "create" || e.route === "followup");
+			const calls = (await cloud.fake.requests()).filter((e) => e.route === "create" || e.route === "followup");
 			expect(calls.map((e) => `${e.method} ${e.path}`)).toEqual([
 				"POST /v1/agents/bc-55555555-5555-4555-8555-555555555555/runs",
 			]);
@@ -209,15 +188,15 @@ describe("a cloud turn", () => {
 	test(
 		"Pi's abort cancels the run within a second and ends the turn aborted",
 		async () => {
-			const result = await runCloudProbe(fake.url, [turn("[[hang]] go", {}, { abortOnEvent: "text_delta" })]);
+			const result = await runCloudProbe(cloud.fake.url, [turn("[[hang]] go", {}, { abortOnEvent: "text_delta" })]);
 			const abort = result.one(0, "abort");
 			const end = result.events.find((e) => e.event === "pi" && e.pi.type === "error");
 			expect(end?.pi).toMatchObject({ type: "error", reason: "aborted", error: { stopReason: "aborted" } });
 			expect((end?.at ?? Infinity) - abort.at).toBeLessThan(1000);
-			const cancel = (await fake.requests()).find((e) => e.route === "cancel");
+			const cancel = (await cloud.fake.requests()).find((e) => e.route === "cancel");
 			expect(cancel).toBeDefined();
 			expect((cancel?.at ?? Infinity) - abort.at).toBeLessThan(1000);
-			const [agent] = await fake.agents();
+			const [agent] = await cloud.fake.agents();
 			expect(agent?.runs[0]?.status).toBe("CANCELLED");
 			expect(journal().at(-1)).toMatchObject({ type: "result", status: "aborted", runId: agent?.runs[0]?.id });
 		},
@@ -227,13 +206,13 @@ describe("a cloud turn", () => {
 	test(
 		"a stream cut mid-run is resumed: the answer is complete and nothing appears twice",
 		async () => {
-			const result = await runCloudProbe(fake.url, [turn("[[cut]] go")]);
+			const result = await runCloudProbe(cloud.fake.url, [turn("[[cut]] go")]);
 			const text = piEvents(result.events, 0)
 				.filter((e) => e.type === "text_delta")
 				.map((e) => e.delta);
 			expect(text).toEqual(["one ", "two ", "three"]);
 			expect(terminal(result.events, 0).type).toBe("done");
-			const streams = (await fake.requests()).filter((e) => e.route === "stream");
+			const streams = (await cloud.fake.requests()).filter((e) => e.route === "stream");
 			expect(streams.map((e) => e.lastEventId)).toEqual([undefined, "2"]);
 		},
 		TIMEOUT_MS,
@@ -242,12 +221,12 @@ describe("a cloud turn", () => {
 	test(
 		"the answer is shown when the stream never delivered it; no usage without turn-ended",
 		async () => {
-			await fake.setFaults({ stream: { status: 502, times: 1 } });
-			const result = await runCloudProbe(fake.url, [turn("[[no-usage]] go")]);
+			await cloud.fake.setFaults({ stream: { status: 502, times: 1 } });
+			const result = await runCloudProbe(cloud.fake.url, [turn("[[no-usage]] go")]);
 			const done = terminal(result.events, 0);
 			expect(done.type).toBe("done");
 			expect(done.message.content).toEqual([{ type: "text", text: "No usage here." }]);
-			const streams = (await fake.requests()).filter((e) => e.route === "stream");
+			const streams = (await cloud.fake.requests()).filter((e) => e.route === "stream");
 			expect(streams.map((e) => e.status)).toEqual([502]); // the run was over before the SDK reconnected
 			expect(done.message.usage).toMatchObject({ input: 0, output: 0, totalTokens: 0 });
 		},
@@ -259,7 +238,9 @@ describe("cloud bounds", () => {
 	test(
 		"a healthy run that is quiet for longer than the send bound is not ended",
 		async () => {
-			const result = await runCloudProbe(fake.url, [turn("[[quiet]] go", { bounds: { sendMs: 1000, runMs: 20_000 } })]);
+			const result = await runCloudProbe(cloud.fake.url, [
+				turn("[[quiet]] go", { bounds: { sendMs: 1000, runMs: 20_000 } }),
+			]);
 			const done = terminal(result.events, 0);
 			expect(done.type).toBe("done");
 			expect(done.message.content).toEqual([{ type: "text", text: "Started. Done after a quiet stretch." }]);
@@ -270,16 +251,18 @@ describe("cloud bounds", () => {
 	test(
 		"a run past its bound is cancelled and the turn fails saying so; a send Cursor never answers fails as a network error",
 		async () => {
-			const result = await runCloudProbe(fake.url, [turn("[[hang]] go", { bounds: { sendMs: 5000, runMs: 1500 } })]);
+			const result = await runCloudProbe(cloud.fake.url, [
+				turn("[[hang]] go", { bounds: { sendMs: 5000, runMs: 1500 } }),
+			]);
 			expect(terminal(result.events, 0)).toMatchObject({
 				type: "error",
 				reason: "error",
 				error: { errorMessage: expect.stringContaining("did not finish within 1500 ms; it was cancelled") },
 			});
-			expect((await fake.requests()).filter((e) => e.route === "cancel")).toHaveLength(1);
+			expect((await cloud.fake.requests()).filter((e) => e.route === "cancel")).toHaveLength(1);
 
-			await fake.setFaults({ create: { hang: true } });
-			const stalled = await runCloudProbe(fake.url, [turn("hello", { bounds: { sendMs: 700, runMs: 20_000 } })]);
+			await cloud.fake.setFaults({ create: { hang: true } });
+			const stalled = await runCloudProbe(cloud.fake.url, [turn("hello", { bounds: { sendMs: 700, runMs: 20_000 } })]);
 			expect(terminal(stalled.events, 0)).toMatchObject({
 				type: "error",
 				error: { errorMessage: expect.stringContaining("did not accept the request within 700 ms (network error)") },
@@ -291,8 +274,8 @@ describe("cloud bounds", () => {
 
 describe("cloud faults", () => {
 	const failedTurn = async (faults: Parameters<CloudFake["setFaults"]>[0], extra: Parameters<typeof turn>[1] = {}) => {
-		await fake.setFaults(faults);
-		const result = await runCloudProbe(fake.url, [turn("hello", extra)]);
+		await cloud.fake.setFaults(faults);
+		const result = await runCloudProbe(cloud.fake.url, [turn("hello", extra)]);
 		const end = terminal(result.events, 0);
 		expect(end.type).toBe("error");
 		expect(JSON.stringify(result.events)).not.toContain(PROBE_KEY);
@@ -322,11 +305,11 @@ describe("cloud faults", () => {
 		"a busy agent (409 agent_busy) says so",
 		async () => {
 			const busy = "bc-66666666-6666-4666-8666-666666666666";
-			await fake.seedAgents([{ id: busy, runs: [{ status: "RUNNING" }] }]);
+			await cloud.fake.seedAgents([{ id: busy, runs: [{ status: "RUNNING" }] }]);
 			const message = await failedTurn({}, { agentId: busy });
 			expect(message).toContain("This Cursor Cloud agent is still busy with an earlier run");
 			expect(
-				(await fake.requests()).filter((e: RequestLogEntry) => e.route === "followup").map((e) => e.status),
+				(await cloud.fake.requests()).filter((e: RequestLogEntry) => e.route === "followup").map((e) => e.status),
 			).toEqual([409]);
 		},
 		TIMEOUT_MS,
@@ -336,14 +319,14 @@ describe("cloud faults", () => {
 		"a journal that cannot be written fails the turn before any request",
 		async () => {
 			writeFileSync(join(dir, "sessions"), "not a directory");
-			const result = await runCloudProbe(fake.url, [turn("hello")]);
+			const result = await runCloudProbe(cloud.fake.url, [turn("hello")]);
 			const end = terminal(result.events, 0);
 			expect(end.type).toBe("error");
 			expect(end.error.errorMessage).toContain(
 				"Could not record the Cursor Cloud agent in this session's cloud journal",
 			);
 			expect(end.error.errorMessage).toContain("nothing was sent");
-			expect((await fake.requests()).filter((e) => e.route !== "exchange" && e.route !== "rpc")).toEqual([]);
+			expect((await cloud.fake.requests()).filter((e) => e.route !== "exchange" && e.route !== "rpc")).toEqual([]);
 		},
 		TIMEOUT_MS,
 	);
@@ -354,18 +337,18 @@ describe("/cursor-cloud against the cloud API", () => {
 		"list shows the recorded agent with its status, branch and PR; archive and delete reach the API for recorded ids only, intent before result",
 		async () => {
 			const stranger = "bc-77777777-7777-4777-8777-777777777777";
-			await fake.seedAgents([{ id: stranger }]);
+			await cloud.fake.seedAgents([{ id: stranger }]);
 			const manage = (args: string): CloudProbeStep => ({ op: "manage", journalPath: journalPath(), args });
-			const result = await runCloudProbe(fake.url, [turn("[[full]] fix the login"), manage("list")]);
-			const agentId = (await fake.agents()).find((a) => a.id !== stranger)?.id as string;
+			const result = await runCloudProbe(cloud.fake.url, [turn("[[full]] fix the login"), manage("list")]);
+			const agentId = (await cloud.fake.agents()).find((a) => a.id !== stranger)?.id as string;
 			const list = result.one(1, "manage").message as string;
 			expect(list).toContain(`${agentId} · finished`);
 			expect(list).toContain(`repository: ${REPO} (from main)`);
 			expect(list).toContain("branch: cursor/fix-login");
 			expect(list).toContain(`pull request: ${PR.prUrl}`);
 
-			const before = (await fake.requests()).length;
-			const managed = await runCloudProbe(fake.url, [
+			const before = (await cloud.fake.requests()).length;
+			const managed = await runCloudProbe(cloud.fake.url, [
 				manage(`archive ${stranger}`),
 				manage(`delete ${agentId}`),
 				manage(`archive ${agentId}`),
@@ -377,7 +360,7 @@ describe("/cursor-cloud against the cloud API", () => {
 			expect(managed.one(2, "manage")).toMatchObject({ ok: true, message: `${agentId} archived.` });
 			expect(managed.one(3, "manage")).toMatchObject({ ok: true, message: `${agentId} deleted.` });
 			expect(managed.one(4, "manage").message).toContain(`${agentId} · deleted`);
-			const mutations = (await fake.requests())
+			const mutations = (await cloud.fake.requests())
 				.slice(before)
 				.filter((e) => e.route === "archive" || e.route === "delete")
 				.map((e) => `${e.method} ${e.path}`);
@@ -392,7 +375,7 @@ describe("/cursor-cloud against the cloud API", () => {
 				["intent", "delete", undefined],
 				["mutation", "delete", "done"],
 			]);
-			expect((await fake.agents()).map((a) => a.id)).toEqual([stranger]);
+			expect((await cloud.fake.agents()).map((a) => a.id)).toEqual([stranger]);
 		},
 		TIMEOUT_MS,
 	);

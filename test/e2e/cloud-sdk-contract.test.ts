@@ -2,8 +2,8 @@
 // fact the extension's cloud runtime relies on (docs: fake-cursor-backend-protocol.md §4.1). The SDK runs in a Bun
 // child (probe-main.ts): it reads CURSOR_BACKEND_URL once, when it is first imported.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { type CloudFake, type RequestLogEntry, type Scenario, startCloudFake } from "../support/cloud-fake/client.ts";
+import { describe, expect, test } from "bun:test";
+import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { PROBE_KEY, type ProbeResult, runCloudProbe } from "../support/cloud-fake/probe.ts";
 
 const TIMEOUT_MS = 60_000;
@@ -48,18 +48,7 @@ const SCENARIOS: Record<string, Scenario> = {
 	},
 };
 
-let fake: CloudFake;
-
-beforeAll(async () => {
-	fake = await startCloudFake();
-});
-afterAll(async () => {
-	await fake?.stop();
-});
-beforeEach(async () => {
-	await fake.reset();
-	await fake.setScenarioMap(SCENARIOS);
-});
+const cloud = cloudFakeForFile(SCENARIOS);
 
 const routes = (log: RequestLogEntry[]) => log.filter((e) => e.route !== "exchange" && e.route !== "rpc");
 
@@ -72,7 +61,7 @@ describe("creating and sending", () => {
 	test(
 		"Agent.create and Agent.resume make no request; the first send posts /v1/agents with prompt, repository and model; later sends post runs",
 		async () => {
-			const result = await runCloudProbe(fake.url, [
+			const result = await runCloudProbe(cloud.fake.url, [
 				{
 					op: "create",
 					slot: "a",
@@ -144,7 +133,7 @@ describe("creating and sending", () => {
 	test(
 		"a run streams thinking, text and tool calls, then reports its branch and PR; usage comes from turn-ended",
 		async () => {
-			const result = await runCloudProbe(fake.url, [
+			const result = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[full]] go", stream: true },
 			]);
@@ -176,7 +165,7 @@ describe("creating and sending", () => {
 	test(
 		"a stream cut mid-run is resumed with Last-Event-ID and no event arrives twice",
 		async () => {
-			const result = await runCloudProbe(fake.url, [
+			const result = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[cut]] go", stream: true },
 				{ op: "requests" },
@@ -203,7 +192,7 @@ describe("creating and sending", () => {
 	test(
 		"run.cancel() posts …/runs/:runId/cancel and the run ends cancelled",
 		async () => {
-			const result = await runCloudProbe(fake.url, [
+			const result = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[hang]] go", cancelOnDelta: "text-delta" },
 				{ op: "requests" },
@@ -215,7 +204,7 @@ describe("creating and sending", () => {
 				`/v1/agents/${result.one(0, "create").agentId}/runs/${runId}/cancel`,
 			]);
 			expect(result.one(1, "result").result).toEqual({ id: runId, status: "cancelled" });
-			const [agent] = await fake.agents();
+			const [agent] = await cloud.fake.agents();
 			expect(agent?.runs.map((r) => r.status)).toEqual(["CANCELLED"]);
 		},
 		TIMEOUT_MS,
@@ -224,8 +213,8 @@ describe("creating and sending", () => {
 
 describe("errors", () => {
 	const sendError = async (faults: Parameters<CloudFake["setFaults"]>[0], followUp = false) => {
-		await fake.setFaults(faults);
-		const result = await runCloudProbe(fake.url, [
+		await cloud.fake.setFaults(faults);
+		const result = await runCloudProbe(cloud.fake.url, [
 			{ op: "create", slot: "a" },
 			...(followUp ? [{ op: "resume" as const, slot: "a", agentId: "bc-22222222-2222-4222-8222-222222222222" }] : []),
 			{ op: "send", slot: "a", text: "hello" },
@@ -236,7 +225,7 @@ describe("errors", () => {
 	test(
 		"REST errors of a send reject it, classified like the SDK's other REST calls",
 		async () => {
-			await fake.seedAgents([{ id: "bc-22222222-2222-4222-8222-222222222222" }]);
+			await cloud.fake.seedAgents([{ id: "bc-22222222-2222-4222-8222-222222222222" }]);
 			expect(await sendError({ create: { status: 401, message: "bad key" } })).toMatchObject({
 				name: "AuthenticationError",
 				status: 401,
@@ -255,7 +244,7 @@ describe("errors", () => {
 	test(
 		"a follow-up while the agent's run is still going gets 409 agent_busy → AgentBusyError",
 		async () => {
-			const result = await runCloudProbe(fake.url, [
+			const result = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[hang]] first", noWait: true },
 				{ op: "send", slot: "a", text: "second" },
@@ -271,18 +260,18 @@ describe("errors", () => {
 	test(
 		"the stream: 401 fails the run; after a 5xx the SDK reconnects while the run is still going",
 		async () => {
-			await fake.setFaults({ stream: { status: 401, message: "key revoked" } });
-			const rejected = await runCloudProbe(fake.url, [
+			await cloud.fake.setFaults({ stream: { status: 401, message: "key revoked" } });
+			const rejected = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "hello" },
 			]);
 			expectClean(rejected);
 			expect(rejected.one(1, "result").result).toMatchObject({ status: "error", error: { message: "key revoked" } });
 
-			await fake.reset();
-			await fake.setScenarioMap(SCENARIOS);
-			await fake.setFaults({ stream: { status: 502, times: 1 } });
-			const retried = await runCloudProbe(fake.url, [
+			await cloud.fake.reset();
+			await cloud.fake.setScenarioMap(SCENARIOS);
+			await cloud.fake.setFaults({ stream: { status: 502, times: 1 } });
+			const retried = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[slow]] hello" },
 				{ op: "requests" },
@@ -307,12 +296,12 @@ describe("managing agents", () => {
 		async () => {
 			const kept = "bc-33333333-3333-4333-8333-333333333333";
 			const gone = "bc-44444444-4444-4444-8444-444444444444";
-			await fake.seedAgents([
+			await cloud.fake.seedAgents([
 				{ id: kept, repos: [{ url: REPO }], runs: [{ status: "FINISHED", git: { branches: [PR] } }] },
 				{ id: gone, repos: [{ url: REPO }] },
 			]);
-			const runId = (await fake.agents())[0]?.runs[0]?.id as string;
-			const result = await runCloudProbe(fake.url, [
+			const runId = (await cloud.fake.agents())[0]?.runs[0]?.id as string;
+			const result = await runCloudProbe(cloud.fake.url, [
 				{ op: "list" },
 				{ op: "getRun", agentId: kept, runId },
 				{ op: "archive", agentId: kept },

@@ -1,23 +1,11 @@
 // The cloud turn's phases before a run exists, on a stub SDK (the real SDK against the cloud fake:
 // test/e2e/cloud-run.test.ts).
 import { describe, expect, test } from "bun:test";
-import type { AssistantMessageEvent, Model } from "@earendil-works/pi-ai";
+import type { AssistantMessageEvent } from "@earendil-works/pi-ai";
 import type { CloudEntry } from "../../src/cloud/records.ts";
 import { type CloudTurn, runCloudTurn } from "../../src/cloud/run.ts";
 import type { Run, SDKAgent } from "../../src/sdk/cursor-sdk.ts";
-
-const MODEL = {
-	id: "composer-2",
-	name: "Composer 2",
-	api: "cursor-sdk",
-	provider: "cursor",
-	baseUrl: "https://api.cursor.com",
-	reasoning: true,
-	input: ["text"],
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-	contextWindow: 200_000,
-	maxTokens: 64_000,
-} satisfies Model<string>;
+import { cursorModel } from "../support/messages.ts";
 
 function deferred<T>() {
 	let resolve!: (value: T) => void;
@@ -58,7 +46,7 @@ describe("a cloud turn before its run exists", () => {
 		const created = deferred<SDKAgent>();
 		const records: CloudEntry[] = [];
 		const controller = new AbortController();
-		const stream = runCloudTurn(MODEL, turn(controller.signal), {
+		const stream = runCloudTurn(cursorModel, turn(controller.signal), {
 			sdk: { createAgent: () => created.promise, resumeAgent: () => created.promise },
 			journal: { record: (entry) => void records.push(entry) },
 		});
@@ -78,7 +66,7 @@ describe("a cloud turn before its run exists", () => {
 		const records: CloudEntry[] = [];
 		const controller = new AbortController();
 		const agent = stubAgent(() => sent.promise, log);
-		const stream = runCloudTurn(MODEL, turn(controller.signal), {
+		const stream = runCloudTurn(cursorModel, turn(controller.signal), {
 			sdk: { createAgent: async () => agent, resumeAgent: async () => agent },
 			journal: { record: (entry) => void records.push(entry) },
 		});

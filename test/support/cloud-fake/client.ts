@@ -1,8 +1,9 @@
 // Test-side helper: starts the cloud fake in its own process (Bun) and talks to its /__fake/ control API.
 
+import { afterAll, beforeAll, beforeEach } from "bun:test";
 import { join } from "node:path";
 import { FAKE_BACKEND_DIR } from "../fake-backend/toolchain.ts";
-import { startServerProcess } from "../server-process.ts";
+import { startServerProcess } from "../processes.ts";
 import type { AgentSeed } from "./control.ts";
 import type { ScenarioInput } from "./scenario.ts";
 import type { CloudRoute, FakeAgent, FakeRun, Fault, RequestLogEntry } from "./state.ts";
@@ -80,4 +81,29 @@ export async function startCloudFake(): Promise<CloudFake> {
 		stop: server.stop,
 		stderr: server.stderr,
 	};
+}
+
+/**
+ * One cloud fake for a test file: started before its tests, stopped after them, and before each test reset with
+ * `scenarios` as its marker map. `fake` is the running instance.
+ */
+export function cloudFakeForFile(scenarios: Record<string, ScenarioInput>): { readonly fake: CloudFake } {
+	let current: CloudFake | undefined;
+	beforeAll(async () => {
+		current = await startCloudFake();
+	});
+	afterAll(async () => {
+		await current?.stop();
+	});
+	const holder = {
+		get fake(): CloudFake {
+			if (!current) throw new Error("the cloud fake runs only while the file's tests run");
+			return current;
+		},
+	};
+	beforeEach(async () => {
+		await holder.fake.reset();
+		await holder.fake.setScenarioMap(scenarios);
+	});
+	return holder;
 }

@@ -1,7 +1,6 @@
 // Test-side helper: runs probe-main.ts (the REAL @cursor/sdk through src/sdk/cursor-sdk.ts, and src/cloud/run.ts)
 // in a Bun child process against the cloud fake, with a temporary HOME, and returns its JSON-line events.
 
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +8,7 @@ import type { Model } from "@earendil-works/pi-ai";
 import type { CloudTurn } from "../../../src/cloud/run.ts";
 import type { CloudAgentSetup, ModelSelection } from "../../../src/sdk/cursor-sdk.ts";
 import { bunPath, REPO_ROOT } from "../fake-backend/toolchain.ts";
+import { jsonLineEvents, runCaptured } from "../processes.ts";
 import { CLOUD_FAKE_DIR } from "./client.ts";
 
 type AgentRef = { slot: string; agentId?: undefined } | { agentId: string; slot?: undefined };
@@ -88,39 +88,23 @@ export async function runCloudProbe(
 	const tmp = join(root, "tmp");
 	for (const dir of [home, tmp]) mkdirSync(dir, { recursive: true });
 	const script: ProbeScript = { fakeUrl, apiKey: options.apiKey ?? PROBE_KEY, steps };
-	const child = spawn(bunPath(), [join(CLOUD_FAKE_DIR, "probe-main.ts"), JSON.stringify(script)], {
-		cwd: REPO_ROOT,
-		env: {
-			PATH: process.env.PATH ?? "/usr/bin:/bin",
-			HOME: home,
-			TMPDIR: tmp,
-			CURSOR_BACKEND_URL: fakeUrl,
-			...options.env,
+	const { stdout, stderr, exitCode } = await runCaptured(
+		bunPath(),
+		[join(CLOUD_FAKE_DIR, "probe-main.ts"), JSON.stringify(script)],
+		{
+			cwd: REPO_ROOT,
+			env: {
+				PATH: process.env.PATH ?? "/usr/bin:/bin",
+				HOME: home,
+				TMPDIR: tmp,
+				CURSOR_BACKEND_URL: fakeUrl,
+				...options.env,
+			},
+			timeoutMs: options.timeoutMs ?? 60_000,
 		},
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk: Buffer) => {
-		stdout += chunk.toString();
-	});
-	child.stderr.on("data", (chunk: Buffer) => {
-		stderr = (stderr + chunk.toString()).slice(-65536);
-	});
-	const killTimer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
-	const exitCode = await new Promise<number | null>((resolve) => child.once("close", resolve));
-	clearTimeout(killTimer);
+	);
 	rmSync(root, { recursive: true, force: true });
-	const events: ProbeEvent[] = stdout
-		.split("\n")
-		.filter((line) => line.trim())
-		.map((line) => {
-			try {
-				return JSON.parse(line) as ProbeEvent;
-			} catch {
-				return { event: "stdout", t: -1, at: 0, line };
-			}
-		});
+	const events = jsonLineEvents<ProbeEvent>(stdout);
 	const of = (step: number) => events.filter((e) => e.step === step);
 	return {
 		events,

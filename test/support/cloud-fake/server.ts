@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { cut, header, readBody } from "../fake-backend/server.ts";
 import { CONTROL_PREFIX, controlReply } from "./control.ts";
 import { CloudFakeState, type CloudRoute, type FakeAgent, type FakeRun, type Fault } from "./state.ts";
 
@@ -19,31 +20,7 @@ interface Reply {
 	contentType?: string;
 }
 
-const MAX_BODY = 16 * 1024 * 1024;
 const CUT_DELAY_MS = 100;
-
-function readBody(req: IncomingMessage): Promise<string> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		req.on("data", (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > MAX_BODY) {
-				reject(new Error("request body too large"));
-				req.destroy();
-				return;
-			}
-			chunks.push(chunk);
-		});
-		req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-		req.on("error", reject);
-	});
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-	const value = req.headers[name];
-	return Array.isArray(value) ? value[0] : value;
-}
 
 export function errorBody(code: string, message: string) {
 	return { error: { code, message } };
@@ -240,12 +217,6 @@ function sseFrame(event: { id?: string; event: string; data: unknown }): string 
 	return `${event.id !== undefined ? `id: ${event.id}\n` : ""}event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
 
-/** Drops the connection (Bun's node:http would answer an empty 200 to a bare res.destroy()). */
-function cut(res: ServerResponse): void {
-	res.socket?.destroy();
-	res.destroy();
-}
-
 /**
  * The run stream: replays the run's events after `Last-Event-ID`, then follows the run until it is produced. The
  * scenario's `cutAfter` drops the run's first connection after that many events.
@@ -296,7 +267,7 @@ function serveStream(state: CloudFakeState, req: IncomingMessage, res: ServerRes
 async function handle(state: CloudFakeState, req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const method = req.method ?? "GET";
 	const url = new URL(req.url ?? "/", "http://127.0.0.1");
-	const text = await readBody(req);
+	const text = new TextDecoder().decode(await readBody(req));
 	if (url.pathname.startsWith(CONTROL_PREFIX)) {
 		writeReply(res, controlReply(state, method, url.pathname, text));
 		return;

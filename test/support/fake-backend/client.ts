@@ -2,7 +2,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startServerProcess } from "../server-process.ts";
+import { startServerProcess } from "../processes.ts";
 import type { RunRequestSummary } from "./messages.ts";
 import type { ScenarioInput } from "./scenario.ts";
 import type { ClientLogEntry, RequestLogEntry, RestBehaviour, RunInfo } from "./state.ts";

@@ -1,8 +1,8 @@
-// Starts a loopback test server (the fake Cursor backend, the cloud fake) in its own Bun process: it prints one
-// JSON line {"url","pid"} when ready and serves a JSON control API under /__fake/. The process is killed when the
-// test process exits.
+// Child processes of the tests: loopback test servers (the fake Cursor backend, the cloud fake) in their own Bun
+// process, and probes (the real SDK in a child) whose JSON-line output is captured.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { fstatSync } from "node:fs";
 import { bunPath, REPO_ROOT } from "./fake-backend/toolchain.ts";
 
 export interface ServerProcess {
@@ -27,6 +27,10 @@ function installExitHook(): void {
 	});
 }
 
+/**
+ * Starts a test server script: it prints one JSON line {"url","pid"} when ready and serves a JSON control API under
+ * /__fake/ (see {@link stopWithParent}). The process is killed when the test process exits.
+ */
 export async function startServerProcess(
 	/** What the errors call it, e.g. "fake backend". */
 	label: string,
@@ -103,4 +107,65 @@ export async function startServerProcess(
 		},
 		stderr: () => stderrText,
 	};
+}
+
+/**
+ * In a server script: calls `stop` on SIGTERM / SIGINT and when the parent goes away (stdin, when it is a pipe or a
+ * socket, closes; /dev/null, a file or a TTY would end at once or never).
+ */
+export function stopWithParent(stop: () => void): void {
+	process.on("SIGTERM", stop);
+	process.on("SIGINT", stop);
+	let stdinIsPipe = false;
+	try {
+		const stat = fstatSync(0);
+		stdinIsPipe = stat.isFIFO() || stat.isSocket();
+	} catch {
+		// no stdin
+	}
+	if (!stdinIsPipe) return;
+	for (const event of ["end", "close", "error"]) process.stdin.on(event, stop);
+	process.stdin.resume();
+}
+
+export interface Captured {
+	stdout: string;
+	/** The last 64 KiB. */
+	stderr: string;
+	exitCode: number | null;
+}
+
+/** Runs a probe to its end (killed after `timeoutMs`), capturing its output. */
+export async function runCaptured(
+	program: string,
+	args: string[],
+	options: { cwd: string; env: Record<string, string>; timeoutMs: number },
+): Promise<Captured> {
+	const child = spawn(program, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (chunk: Buffer) => {
+		stdout += chunk.toString();
+	});
+	child.stderr.on("data", (chunk: Buffer) => {
+		stderr = (stderr + chunk.toString()).slice(-65536);
+	});
+	const killTimer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+	const exitCode = await new Promise<number | null>((resolve) => child.once("close", resolve));
+	clearTimeout(killTimer);
+	return { stdout, stderr, exitCode };
+}
+
+/** One JSON value per line of `stdout`; a line that is not JSON becomes `{event: "stdout", line}`. */
+export function jsonLineEvents<T extends { event: string }>(stdout: string): T[] {
+	return stdout
+		.split("\n")
+		.filter((line) => line.trim())
+		.map((line) => {
+			try {
+				return JSON.parse(line) as T;
+			} catch {
+				return { event: "stdout", line } as unknown as T;
+			}
+		});
 }
