@@ -81,12 +81,8 @@ export function runCloudTurn(model: Model<string>, turn: CloudTurn, deps: CloudT
 	return out;
 }
 
-/** Thrown into a phase that Pi's abort or a bound ended. */
-class Ended extends Error {
-	constructor(readonly failure: TurnFailure) {
-		super(failure.message);
-	}
-}
+/** Thrown into a phase that Pi's abort or a bound ended (`interrupt` ends the turn). */
+class Ended extends Error {}
 
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
 
@@ -303,7 +299,7 @@ class CloudRun {
 			const onEnd = () => {
 				clearTimeout(timer);
 				work.then(discard, () => {});
-				reject(new Ended(this.failure ?? ABORTED));
+				reject(new Ended("the turn was ended"));
 			};
 			if (signal.aborted) return onEnd();
 			signal.addEventListener("abort", onEnd, { once: true });
