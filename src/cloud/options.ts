@@ -3,7 +3,7 @@
 // environment forwarding (`--cursor-cloud-env`, `…-env-from-files`) is not supported and fails closed too.
 
 import type { CloudAgentOptions } from "../sdk/cursor-sdk.ts";
-import { type EnvRecord, parseBooleanSetting } from "../settings/env.ts";
+import { ENV_VARS, type EnvRecord, readEnvVar } from "../settings/env.ts";
 import { checkRepositoryUrl } from "./repo-url.ts";
 
 /** Flag names (without `--`), as registered with `pi.registerFlag`. */
@@ -22,20 +22,26 @@ export const CLOUD_FLAGS = {
 	envFromFiles: "cursor-cloud-env-from-files",
 } as const;
 
-export const CLOUD_ENV = {
-	ack: "PI_CURSOR_CLOUD_ACK",
-	repo: "PI_CURSOR_CLOUD_REPO",
-	branch: "PI_CURSOR_CLOUD_BRANCH",
-	context: "PI_CURSOR_CLOUD_CONTEXT",
-	directPush: "PI_CURSOR_CLOUD_DIRECT_PUSH",
-	autoCreatePr: "PI_CURSOR_CLOUD_AUTO_CREATE_PR",
-	skipReviewerRequest: "PI_CURSOR_CLOUD_SKIP_REVIEWER_REQUEST",
-	allowLocalState: "PI_CURSOR_CLOUD_ALLOW_LOCAL_STATE",
-	envType: "PI_CURSOR_CLOUD_ENV_TYPE",
-	envName: "PI_CURSOR_CLOUD_ENV_NAME",
-	env: "PI_CURSOR_CLOUD_ENV",
-	envFromFiles: "PI_CURSOR_CLOUD_ENV_FROM_FILES",
+/** Each setting's variable in the environment table (src/settings/env.ts). */
+const CLOUD_ENV_KEYS = {
+	ack: "cloudAck",
+	repo: "cloudRepo",
+	branch: "cloudBranch",
+	context: "cloudContext",
+	directPush: "cloudDirectPush",
+	autoCreatePr: "cloudAutoCreatePr",
+	skipReviewerRequest: "cloudSkipReviewerRequest",
+	allowLocalState: "cloudAllowLocalState",
+	envType: "cloudEnvType",
+	envName: "cloudEnvName",
+	env: "cloudEnv",
+	envFromFiles: "cloudEnvFromFiles",
 } as const;
+
+/** Each setting's variable name. */
+export const CLOUD_ENV = Object.fromEntries(
+	Object.entries(CLOUD_ENV_KEYS).map(([key, envKey]) => [key, ENV_VARS[envKey].name]),
+) as Record<keyof typeof CLOUD_ENV_KEYS, string>;
 
 type Key = keyof typeof CLOUD_FLAGS;
 
@@ -102,16 +108,16 @@ class Resolver {
 
 	bool(key: Key, field: string): Found<boolean> | undefined {
 		if (this.input.flags?.[key] === true) return { value: true, setting: `--${CLOUD_FLAGS[key]}` };
-		const fromEnv = parseBooleanSetting(this.input.env[CLOUD_ENV[key]]);
-		if (fromEnv !== undefined) return { value: fromEnv, setting: CLOUD_ENV[key] };
+		const fromEnv = readEnvVar(this.input.env, CLOUD_ENV_KEYS[key]);
+		if (typeof fromEnv === "boolean") return { value: fromEnv, setting: CLOUD_ENV[key] };
 		return this.configValue(field, "true or false", (v): v is boolean => typeof v === "boolean");
 	}
 
 	text(key: Key, field: string | undefined): Found<string> | undefined {
 		const flag = this.input.flags?.[key];
 		if (typeof flag === "string" && flag.trim() !== "") return { value: flag.trim(), setting: `--${CLOUD_FLAGS[key]}` };
-		const env = this.input.env[CLOUD_ENV[key]];
-		if (env !== undefined && env.trim() !== "") return { value: env.trim(), setting: CLOUD_ENV[key] };
+		const env = readEnvVar(this.input.env, CLOUD_ENV_KEYS[key]);
+		if (typeof env === "string") return { value: env, setting: CLOUD_ENV[key] };
 		if (field === undefined) return undefined;
 		const found = this.configValue(field, "a non-empty string", (v): v is string => typeof v === "string");
 		if (found && found.value.trim() === "") {

@@ -28,7 +28,7 @@ export interface JsonLinesRead<T> {
 }
 
 /** Parses JSON-lines text; `parse` turns one JSON value into a record (undefined: not one, the line is skipped). */
-function parseJsonLines<T>(text: string, parse: (value: unknown) => T | undefined): JsonLinesRead<T> {
+export function parseJsonLines<T>(text: string, parse: (value: unknown) => T | undefined): JsonLinesRead<T> {
 	const records: T[] = [];
 	let skippedLines = 0;
 	for (const line of text.split("\n")) {

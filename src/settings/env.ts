@@ -52,6 +52,9 @@ const mcpTimeout = (names: [ms: string, seconds: string], value: number, shown: 
 		meaning,
 	});
 const NATIVES = "set by us";
+/** Trimmed text, unset when blank. */
+const cloudText = (name: string, meaning: string) =>
+	entry<string | undefined>({ name, default: undefined, parse: trimmedText, shown: "–", meaning });
 
 export const ENV_VARS = {
 	apiKey: entry<string | undefined>({
@@ -152,6 +155,19 @@ export const ENV_VARS = {
 		"the SDK's MCP connect/list wait",
 	),
 	askQuestion: flag("PI_CURSOR_ASK_QUESTION", false, "register cursor_ask_question"),
+	// Cursor Cloud (src/cloud/; the cloud runtime is not selectable yet).
+	cloudAck: choice("PI_CURSOR_CLOUD_ACK", "confirm cloud turns without the TUI"),
+	cloudRepo: cloudText("PI_CURSOR_CLOUD_REPO", "HTTPS repository a cloud agent works on"),
+	cloudBranch: cloudText("PI_CURSOR_CLOUD_BRANCH", "the branch a cloud agent starts from"),
+	cloudContext: cloudText("PI_CURSOR_CLOUD_CONTEXT", "`bootstrap` sends the prior conversation (default `fresh`)"),
+	cloudDirectPush: choice("PI_CURSOR_CLOUD_DIRECT_PUSH", "work on the current branch"),
+	cloudAutoCreatePr: choice("PI_CURSOR_CLOUD_AUTO_CREATE_PR", "open a pull request when done"),
+	cloudSkipReviewerRequest: choice("PI_CURSOR_CLOUD_SKIP_REVIEWER_REQUEST", "request no reviewer on that PR"),
+	cloudAllowLocalState: choice("PI_CURSOR_CLOUD_ALLOW_LOCAL_STATE", "skip the local git state check"),
+	cloudEnvType: cloudText("PI_CURSOR_CLOUD_ENV_TYPE", "Cursor environment type: cloud, pool or machine"),
+	cloudEnvName: cloudText("PI_CURSOR_CLOUD_ENV_NAME", "Cursor environment name"),
+	cloudEnv: cloudText("PI_CURSOR_CLOUD_ENV", "env forwarding: not supported, fails closed"),
+	cloudEnvFromFiles: choice("PI_CURSOR_CLOUD_ENV_FROM_FILES", "env forwarding: not supported, fails closed"),
 };
 
 export type EnvKey = keyof typeof ENV_VARS;

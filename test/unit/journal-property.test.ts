@@ -4,6 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseJsonLines } from "../../src/fs/jsonl-file.ts";
 import { RESUME_ENTRY_TYPE, resumeHandleOf } from "../../src/session/resume.ts";
 import {
 	FAST_ENTRY_TYPE,
@@ -14,7 +15,7 @@ import {
 	modeEntry,
 	restoreSessionState,
 } from "../../src/settings/session-state.ts";
-import { appendRecord, parseJournal, readJournal } from "../../src/usage/journal.ts";
+import { appendRecord, readJournal } from "../../src/usage/journal.ts";
 import { LINEAGE_ENTRY_TYPE, recordedAgents } from "../../src/usage/lineage.ts";
 import { billedRecordOf, type JournalRecord, parseRecord, sendRecordOf } from "../../src/usage/records.ts";
 import { anyJson, fc, nastyString, PropertyTarget, wrongTyped } from "../support/property.ts";
@@ -117,7 +118,7 @@ test("journal text: every record we write reads back; every bad line is counted 
 			fc.constantFrom("\n", "\r\n"),
 			(lines, eol) => {
 				const text = lines.map((l) => ("r" in l ? JSON.stringify(l.r) : l.bad)).join(eol);
-				const parsed = parseJournal(text);
+				const parsed = parseJsonLines(text, parseRecord);
 				const good = lines.flatMap((l) => ("r" in l ? [l.r] : []));
 				expect(parsed.records).toEqual(good.map(roundTrip) as JournalRecord[]);
 				expect(parsed.records).toEqual(good);
