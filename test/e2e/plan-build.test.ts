@@ -8,15 +8,18 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BUILD_PROMPT } from "../../src/plan/approval.ts";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
-import { runPi, type TempHome } from "../support/pi.ts";
+import { piHosts, runPi, type TempHome } from "../support/pi.ts";
 import {
 	cursorEnv,
+	descendantProcesses,
 	HomeRegistry,
+	isAlive,
 	leakedSecrets,
 	NO_RETRY,
 	type PiRecord,
 	pool,
 	startTurnBackend,
+	waitNoProcesses,
 	withOutput,
 } from "../support/pi-turn.ts";
 import { BUILD_ANSWER, BUILD_RUN, PLAN_MARKDOWN, PLAN_RUN } from "../support/plan-runs.ts";
@@ -65,14 +68,14 @@ async function settle(pi: RpcPi, text: string): Promise<PiRecord[]> {
 const resultText = (record: PiRecord) =>
 	(record.result?.content ?? []).map((c: { text?: string }) => c.text ?? "").join("");
 
-test(
-	"RPC: the plan arrives as a readable card, /cursor-plan shows it, and /cursor-plan build implements it on the same Cursor agent in agent mode",
-	async () => {
+test.concurrent.each(piHosts().map((host) => [host.name, host] as const))(
+	"RPC (%s): the plan arrives as a readable card, /cursor-plan shows it, and /cursor-plan build implements it on the same Cursor agent in agent mode",
+	async (_name, host) => {
 		await limit(async () => {
 			const marker = "[[plan:rpc]]";
 			const backend = await backendFor(marker);
 			const home = homes.create(NO_RETRY);
-			const pi = startRpcPi(["--model", MODEL], { home, env: cursorEnv(backend), lifetimeMs: TIMEOUT_MS });
+			const pi = startRpcPi(["--model", MODEL], { host, home, env: cursorEnv(backend), lifetimeMs: TIMEOUT_MS });
 			try {
 				await pi.ready();
 				await pi.prompt("/cursor-mode plan");
@@ -138,7 +141,7 @@ test(
 	TIMEOUT_MS,
 );
 
-test(
+test.concurrent(
 	"print mode: `pi -p --cursor-mode plan` prints the plan and changes nothing else; a later `pi -p -c /cursor-plan build` builds it",
 	async () => {
 		await limit(async () => {
@@ -191,3 +194,10 @@ test(
 	},
 	TIMEOUT_MS,
 );
+
+test("no Pi, SDK or backend process is left behind", async () => {
+	for (const backend of backends) await backend.stop();
+	expect(backends.map((backend) => isAlive(backend.pid))).toEqual(backends.map(() => false));
+	expect(await waitNoProcesses(homes.homes)).toEqual([]);
+	expect(descendantProcesses()).toEqual([]);
+});

@@ -90,7 +90,7 @@ describe("parsePlan: the card a user reads", () => {
 	});
 });
 
-const CWD = "/work/project";
+const CWD = "/home/user/project";
 const user = { role: "user", content: "make a plan" };
 const answer = (text: string, extra: object = {}) => ({
 	role: "assistant",
