@@ -46,11 +46,14 @@ export class PlanApproval {
 
 	register(): void {
 		const { pi } = this;
-		pi.on("session_start", (_event, ctx) => {
+		// The last plan is the branch's: restored at start, resume and fork, and after /tree moves to another branch.
+		const restore = (ctx: ExtensionContext) => {
 			this.closeDialog();
 			const text = lastPlanEntry(ctx.sessionManager.getBranch());
 			this.last = text === undefined ? undefined : parsePlan(text);
-		});
+		};
+		pi.on("session_start", (_event, ctx) => restore(ctx));
+		pi.on("session_tree", (_event, ctx) => restore(ctx));
 		pi.on("agent_start", () => {
 			this.closeDialog(); // something else started a turn: the offer is gone, the commands still work
 			this.pending = undefined;

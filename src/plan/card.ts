@@ -91,12 +91,13 @@ function filesOf(body: string): string[] {
 
 /** The lines outside fenced code blocks (a numbered line in a code sample is not a step). */
 function proseLines(body: string): string[] {
+	const lines: string[] = [];
 	let fenced = false;
-	return body.split("\n").filter((line) => {
+	for (const line of body.split("\n")) {
 		if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-		else return !fenced;
-		return false;
-	});
+		else if (!fenced) lines.push(line);
+	}
+	return lines;
 }
 
 /** Reads the card out of a plan's markdown (scrubbed and workspace-relative already). */
