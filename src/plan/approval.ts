@@ -11,7 +11,7 @@ import { lastPlanEntry, PLAN_ENTRY_TYPE, type PlanEntryData, planOfRun } from ".
 import { type PlanCard, parsePlan, planCardText } from "./card.ts";
 
 export const BUILD_PROMPT = "Implement the plan above";
-export const PLAN_CHOICES = { build: "Build it", keep: "Keep planning", dismiss: "Dismiss" } as const;
+const PLAN_CHOICES = { build: "Build it", keep: "Keep planning", dismiss: "Dismiss" } as const;
 export const PLAN_USAGE = "Usage: /cursor-plan [build]";
 export const NO_PLAN =
 	"No Cursor plan in this session yet: switch to plan mode (/cursor-mode plan), ask Cursor for a plan, then /cursor-plan build implements it.";
@@ -32,7 +32,7 @@ type PlanPi = Pick<ExtensionAPI, "on" | "registerCommand" | "sendUserMessage" | 
 type BuildContext = Pick<ExtensionContext, "isIdle" | "mode"> & { waitForIdle?: () => Promise<void> };
 
 /** The session's last plan, its approval dialog and `/cursor-plan`. One per extension instance. */
-export class PlanApproval {
+class PlanApproval {
 	private last: PlanCard | undefined;
 	/** Captured by the run that just ended; offered once Pi settles. */
 	private pending: PlanCard | undefined;
@@ -170,8 +170,6 @@ function modeOf(settings: Pick<SessionSettings, "input">) {
 }
 
 /** Creates the plan approval of one extension instance and registers its events and `/cursor-plan`. */
-export function registerPlanApproval(pi: PlanPi, deps: PlanApprovalDeps): PlanApproval {
-	const approval = new PlanApproval(pi, deps);
-	approval.register();
-	return approval;
+export function registerPlanApproval(pi: PlanPi, deps: PlanApprovalDeps): void {
+	new PlanApproval(pi, deps).register();
 }
