@@ -15,6 +15,8 @@ const PLAN_CHOICES = { build: "Build it", keep: "Keep planning", dismiss: "Dismi
 export const PLAN_USAGE = "Usage: /cursor-plan [build]";
 export const NO_PLAN =
 	"No Cursor plan in this session yet: switch to plan mode (/cursor-mode plan), ask Cursor for a plan, then /cursor-plan build implements it.";
+export const PINNED_TO_PLAN =
+	"--cursor-mode plan keeps this whole run in plan mode, so the plan cannot be built here. Reopen the session without it (pi -c), then /cursor-plan build.";
 /** How long a print-mode `/cursor-plan build` waits for Pi to start the build turn. */
 const RUN_START_WAIT_MS = 5_000;
 
@@ -92,6 +94,10 @@ class PlanApproval {
 
 	private async offer(plan: PlanCard, ctx: ExtensionContext): Promise<void> {
 		this.closeDialog();
+		if (pinnedToPlan(this.deps.settings)) {
+			this.deps.notify(`Cursor's plan: ${plan.title}. ${PINNED_TO_PLAN}`, "info");
+			return;
+		}
 		const dialog = new AbortController();
 		this.dialog = dialog;
 		const title = `Cursor's plan: ${plan.title}\n${PLAN_CHOICES.build} switches this session to agent mode and asks Cursor to implement it.`;
@@ -131,12 +137,8 @@ class PlanApproval {
 			report("Select a Cursor model to build the plan: Cursor continues its own conversation.", "warning");
 			return;
 		}
-		const flag = parseCursorModeFlag(input.flags?.mode);
-		if (flag.ok && flag.mode === "plan") {
-			report(
-				"--cursor-mode plan keeps this whole run in plan mode, so the plan cannot be built here. Reopen the session without it (pi -c), then /cursor-plan build.",
-				"warning",
-			);
+		if (pinnedToPlan(settings)) {
+			report(PINNED_TO_PLAN, "warning");
 			return;
 		}
 		if (modeOf(settings) !== "agent") settings.record(modeEntry("agent"));
@@ -162,6 +164,12 @@ class PlanApproval {
 			this.onRunStart = () => done(true);
 		});
 	}
+}
+
+/** `--cursor-mode plan` holds the whole run in plan mode (flag > session): nothing can build the plan in it. */
+function pinnedToPlan(settings: Pick<SessionSettings, "input">): boolean {
+	const flag = parseCursorModeFlag(settings.input().flags?.mode);
+	return flag.ok && flag.mode === "plan";
 }
 
 function modeOf(settings: Pick<SessionSettings, "input">) {

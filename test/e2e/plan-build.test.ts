@@ -6,7 +6,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD_PROMPT } from "../../src/plan/approval.ts";
+import { BUILD_PROMPT, PINNED_TO_PLAN } from "../../src/plan/approval.ts";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { piHosts, runPi, type TempHome } from "../support/pi.ts";
 import {
@@ -174,7 +174,7 @@ test.concurrent(
 				env,
 			});
 			withOutput(pinned, () => {
-				expect(pinned.stderr).toContain("--cursor-mode plan keeps this whole run in plan mode");
+				expect(pinned.stderr).toContain(PINNED_TO_PLAN);
 			});
 			expect(await backend.runRequests()).toHaveLength(1);
 

@@ -2,7 +2,7 @@
 // Cursor's plan as a readable card and the Build it / Keep planning / Dismiss choices; Build it starts an agent-mode
 // turn on the same Cursor agent without retyping anything, and the footer drops `· plan`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { BUILD_PROMPT } from "../../src/plan/approval.ts";
+import { BUILD_PROMPT, PINNED_TO_PLAN } from "../../src/plan/approval.ts";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { cursorEnv, HomeRegistry, NO_RETRY, startTurnBackend, waitNoProcesses } from "../support/pi-turn.ts";
 import { BUILD_ANSWER, BUILD_RUN, PLAN_RUN } from "../support/plan-runs.ts";
@@ -85,6 +85,30 @@ test("a plan-mode turn ends with the plan card and three choices; Keep planning 
 	const build = runs[3];
 	expect(build?.text).toContain(BUILD_PROMPT);
 	expect(build?.text).not.toContain("one more look"); // incremental: only the follow-up
+
+	terminal.press("C-d");
+	expect(await terminal.waitClosed(20_000)).toBe(true);
+	expect(await waitNoProcesses(homes.homes)).toEqual([]);
+}, 150_000);
+
+test("a run started with --cursor-mode plan says why it cannot build instead of offering Build it", async () => {
+	const home = homes.create(NO_RETRY);
+	const env = home.env({ TERM: "xterm-256color", ...cursorEnv(backend) });
+	const pi = `${ensureTool("node24")} ${ensureTool("pi@1.6.0")}`;
+	const args = "--model cursor/composer-2 --cursor-mode plan";
+	terminal = new TmuxSession(home.dir, `exec ${pi} -ne -e ${BUNDLE} ${args}`, { env, cwd: home.dir, height: 60 });
+	await terminal.waitForScreen((text) => footer(text).endsWith("· plan"), "the footer's plan mode");
+	const before = (await backend.runRequests()).length;
+	terminal.type("[[plan:tui]] Plan a /hello command");
+	terminal.press("Enter");
+	const screen = await terminal.waitForScreen(
+		(text) => text.replace(/\s+/g, " ").includes("cannot be built here"),
+		"the note instead of the choices",
+	);
+	expect(screen.replace(/\s+/g, " ")).toContain(`Cursor's plan: Add a /hello command. ${PINNED_TO_PLAN}`);
+	expect(screen).not.toContain("Keep planning");
+	expect(footer(screen)).toEndWith("· plan");
+	expect((await backend.runRequests()).length).toBe(before + 1);
 
 	terminal.press("C-d");
 	expect(await terminal.waitClosed(20_000)).toBe(true);
