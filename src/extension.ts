@@ -14,6 +14,7 @@ import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID } from "./catalog/state.ts";
+import { registerPlanApproval } from "./plan/approval.ts";
 import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
@@ -59,6 +60,7 @@ export class CursorExtension {
 	private readonly notifier = new Notifier();
 	private readonly notify = this.notifier.notify;
 	private readonly report = this.notifier.report;
+	private readonly refreshStatus = () => this.notifier.setStatus(STATUS_KEY, this.settings.status());
 
 	constructor(
 		private readonly pi: ExtensionAPI,
@@ -136,8 +138,8 @@ export class CursorExtension {
 	}
 
 	private registerCommands(): void {
-		const { notify, report } = this;
-		const refreshStatus = () => this.refreshStatus();
+		const { notify, report, refreshStatus } = this;
+		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
 		registerCommands(this.pi, {
 			settings: { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus },
 			catalog: this.catalog,
@@ -244,9 +246,5 @@ export class CursorExtension {
 
 	private storeRootChoice() {
 		return this.local.storeRoot(readEnv(this.env));
-	}
-
-	private refreshStatus(): void {
-		this.notifier.setStatus(STATUS_KEY, this.settings.status());
 	}
 }

@@ -27,6 +27,8 @@ export interface ReplayDetails {
 	truncated?: boolean;
 	/** Edit cards only: a diff in Pi's display format, which Pi's edit renderer shows. */
 	diff?: string;
+	/** Plan cards (`createPlan`) only: the plan's markdown (scrubbed, bounded), which `/cursor-plan` reads back. */
+	plan?: string;
 }
 
 export interface ReplayResult {
@@ -124,6 +126,7 @@ export function mapCompletedToolCall(callId: string, toolCall: unknown, ctx: Map
 		...(success.exitCode !== undefined ? { exitCode: success.exitCode } : {}),
 		...(success.truncated ? { truncated: true } : {}),
 		...(native?.name === "edit" && success.diff ? { diff: success.diff } : {}),
+		...(success.plan !== undefined ? { plan: success.plan } : {}),
 	};
 	return {
 		id: replayToolCallId(callId),

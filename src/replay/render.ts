@@ -58,6 +58,8 @@ export interface Success {
 	exitCode?: number;
 	truncated?: boolean;
 	diff?: string;
+	/** createPlan only: the plan's markdown. */
+	plan?: string;
 }
 
 export interface Rule {

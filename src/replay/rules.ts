@@ -1,6 +1,7 @@
 // One rule per Cursor SDK ToolType: its title word, one-line summary, Pi arguments (when a native Pi tool's schema
 // fits) and result text. Pure; anything without a rule gets the generic one.
 
+import { parsePlan, planCardText } from "../plan/card.ts";
 import {
 	arr,
 	asObj,
@@ -17,6 +18,7 @@ import {
 	line,
 	lsLines,
 	num,
+	type Obj,
 	path,
 	type Rule,
 	shellText,
@@ -211,14 +213,15 @@ const RULES: Record<string, Rule> = {
 	},
 	createPlan: {
 		label: "plan",
-		summary: (args, env) =>
-			line(
-				env,
-				str(args, "plan")
-					?.split("\n")
-					.find((l) => l.trim() !== ""),
-			),
-		success: (_value, args, env) => headText(clean(env, (str(args, "plan") ?? "").trim()), "(empty plan)"),
+		summary: (args, env) => {
+			const plan = planText(args, env);
+			return plan ? line(env, parsePlan(plan).title) : undefined;
+		},
+		// The card reads as title (its header), steps and files; `plan` keeps the markdown for /cursor-plan.
+		success: (_value, args, env) => {
+			const plan = planText(args, env);
+			return plan ? { ...headText(planCardText(parsePlan(plan)), "(empty plan)"), plan } : { text: "(empty plan)" };
+		},
 	},
 	task: {
 		label: "subagent",
@@ -291,6 +294,11 @@ const RULES: Record<string, Rule> = {
 		success: (value, _args, env) => genericText(value, env),
 	},
 };
+
+/** Cursor's plan markdown: scrubbed, workspace-relative, bounded. */
+function planText(args: Obj, env: Env): string {
+	return boundHead(clean(env, relativizeIn(firstPart(str(args, "plan") ?? ""), env.cwd)).trim()).text;
+}
 
 function unknownRule(kind: string): Rule {
 	return {

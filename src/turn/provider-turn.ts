@@ -131,6 +131,12 @@ export class ProviderTurn {
 				if (!display.print) translator.update(update);
 				const effect = live.tools.completed(update.callId, update.toolCall, display);
 				if (effect.line) translator.note(effect.line);
+				if (effect.answer) {
+					// Its own paragraph: text before and after it stays apart.
+					const text = `${live.producedText ? "\n\n" : ""}${effect.answer}\n\n`;
+					translator.update({ type: "text-delta", text } as InteractionUpdate);
+					live.producedText = true;
+				}
 				if (live.tools.batchReady && !display.print) this.split();
 				return undefined;
 			}

@@ -332,7 +332,14 @@ describe("neutral cards", () => {
 			"2 todos, 1 completed",
 			"[x] write tests\n[ ] ship",
 		],
-		["createPlan", { plan: "\n# Plan\n1. do it" }, ok({}), "Cursor plan", "# Plan", "# Plan\n1. do it"],
+		[
+			"createPlan",
+			{ plan: `\n# Greet users\n1. Add \`${CWD}/src/hello.ts\`\n2. Register it in [commands](src/commands.ts)` },
+			ok({}),
+			"Cursor plan",
+			"Greet users",
+			"1. Add `src/hello.ts`\n2. Register it in commands\nFiles: src/hello.ts, src/commands.ts\n\nFull plan:\n# Greet users\n1. Add `src/hello.ts`\n2. Register it in [commands](src/commands.ts)",
+		],
 		[
 			"generateImage",
 			{ description: "a cat", filePath: `${CWD}/cat.png` },
