@@ -54,19 +54,25 @@ function answerChunks(text) {
 	return text.match(/\S+\s*|\s+/g) ?? [text];
 }
 
-/** What the demo is, in a few lines: printed before Pi starts and shown above Pi's editor (demo-banner.mjs). */
-export function demoNotice(backendUrl) {
+/**
+ * What the demo is, in a few lines: printed before Pi starts and shown above Pi's editor (demo-banner.mjs), naming
+ * `model`, the model in use.
+ */
+export function demoNotice(backendUrl, model) {
+	const sdk = model.startsWith("cursor/")
+		? `the real Cursor SDK (${model}) in a throwaway workspace.`
+		: `the real Cursor SDK in a throwaway workspace once a Cursor model is selected (now: ${model}).`;
 	return [
 		"pi-cursor-sdk demo: no Cursor key needed, nothing is sent to Cursor.",
 		`Replies are scripted by a local fake Cursor backend (${backendUrl}), played through`,
-		`the real Cursor SDK (${DEMO_MODEL}) in a throwaway workspace.`,
+		sdk,
 		"Type any message to see a scripted turn; ctrl+d (or ctrl+c twice) ends the demo.",
 		"Real use with your own key:  export CURSOR_API_KEY=…; npm start",
 	];
 }
 
 /** The text printed before Pi starts. */
-export function demoBanner({ backendUrl, workspace }) {
-	const lines = [...demoNotice(backendUrl), `Workspace (removed when the demo ends): ${workspace}`];
+export function demoBanner({ backendUrl, workspace, model }) {
+	const lines = [...demoNotice(backendUrl, model), `Workspace (removed when the demo ends): ${workspace}`];
 	return `\n${lines.map((line) => `  ${line}`).join("\n")}\n`;
 }

@@ -74,7 +74,9 @@ function demoEnv(dirs, backendUrl) {
 /** Starts the fake backend (Bun) and resolves with its URL; it also exits by itself when this process dies. */
 function startBackend(bun, dirs) {
 	const config = join(dirs.root, "fake-backend.json");
-	writeFileSync(config, JSON.stringify({ rest: { models: capturedCatalog() }, defaultScenario: demoScenario() }));
+	// Billed usage (`/cursor-usage refresh`) is what the scripted turns reported, at no cost.
+	const rest = { models: capturedCatalog(), usageFromRuns: true };
+	writeFileSync(config, JSON.stringify({ rest, defaultScenario: demoScenario() }));
 	// stdin stays a pipe: the backend exits when it closes, even if this launcher is killed outright.
 	const child = spawn(bun, [FAKE_BACKEND, config], { cwd: ROOT, env: demoEnv(dirs), stdio: ["pipe", "pipe", "pipe"] });
 	let stderr = "";
@@ -155,10 +157,13 @@ try {
 	await cleanup();
 	fail(error.message);
 }
-process.stderr.write(`${demoBanner({ backendUrl, workspace: dirs.workspace })}\n`);
+const modelArg = piArgs.indexOf("--model");
+const model = modelArg >= 0 ? piArgs[modelArg + 1] : DEMO_MODEL;
+process.stderr.write(`${demoBanner({ backendUrl, workspace: dirs.workspace, model })}\n`);
 
-const model = piArgs.includes("--model") ? [] : ["--model", DEMO_MODEL];
-pi = spawn(node, [PI_CLI, "-ne", "-e", pkg, "-e", BANNER_EXTENSION, ...model, ...piArgs], {
+// No session file: the demo's folder is gone when Pi exits, so Pi must not offer to resume the session.
+const defaults = ["--no-session", ...(modelArg >= 0 ? [] : ["--model", DEMO_MODEL])];
+pi = spawn(node, [PI_CLI, "-ne", "-e", pkg, "-e", BANNER_EXTENSION, ...defaults, ...piArgs], {
 	cwd: dirs.workspace,
 	env: demoEnv(dirs, backendUrl),
 	stdio: "inherit",

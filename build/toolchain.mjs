@@ -2,11 +2,13 @@
 // The project's toolchain, obtained only from the npm registry and cached in `.toolchain/` (git-ignored).
 // Runs on any Node >= 18 (machines here have Node 20; Pi needs Node >= 22.19).
 //
+//   node build/toolchain.mjs build                           build dist/index.js (also without devDependencies)
 //   node build/toolchain.mjs --run <bun|node24|pi> [args…]   run a tool with the toolchain on PATH
 //   node build/toolchain.mjs ensure <node24|bun|pi@<version>|pi-bin@<version>>   print the tool's absolute path
 
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,6 +17,8 @@ const CACHE = join(ROOT, ".toolchain");
 const NODE_MAJOR = 24;
 const PI_DEV_VERSION = "1.6.0";
 const exe = process.platform === "win32" ? ".exe" : "";
+/** What build/bundle.ts inlines into dist/index.js: devDependencies, so that installing the package skips them. */
+const BUNDLED = ["hono", "@hono/node-server", "@modelcontextprotocol/server", "@modelcontextprotocol/hono"];
 
 function fail(message) {
 	console.error(`toolchain: ${message}`);
@@ -57,19 +61,45 @@ function ensureNode24() {
 	return bin;
 }
 
-function ensureBun() {
-	const platformBin = join(
-		ROOT,
-		"node_modules",
-		"@oven",
-		`bun-${process.platform}-${process.arch === "arm64" ? "aarch64" : process.arch}`,
-		"bin",
-		`bun${exe}`,
-	);
+/** The version of a devDependency, as package.json pins it. */
+function devVersion(name) {
+	const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+	const version = manifest.devDependencies?.[name];
+	if (!version) fail(`package.json has no devDependency ${name}`);
+	return version;
+}
+
+/** Bun's executable in a node_modules folder, if the `bun` package is installed there. */
+function bunIn(modules) {
+	const platform = `bun-${process.platform}-${process.arch === "arm64" ? "aarch64" : process.arch}`;
+	const platformBin = join(modules, "@oven", platform, "bin", `bun${exe}`);
 	if (existsSync(platformBin)) return platformBin;
-	const wrapper = join(ROOT, "node_modules", "bun", "bin", `bun${exe === "" ? ".exe" : exe}`);
-	if (existsSync(wrapper)) return wrapper;
-	fail("bun is missing: run `npm install` first");
+	const wrapper = join(modules, "bun", "bin", `bun${exe === "" ? ".exe" : exe}`);
+	return existsSync(wrapper) ? wrapper : undefined;
+}
+
+/**
+ * The devDependency's Bun; without devDependencies (Pi's `npm install --omit=dev` of a git install) the same version
+ * installed into `.toolchain/`.
+ */
+function ensureBun() {
+	const own = bunIn(join(ROOT, "node_modules"));
+	if (own) return own;
+	const version = devVersion("bun");
+	const bun = bunIn(join(npmPrefix(`bun-${version}`, [`bun@${version}`]), "node_modules"));
+	if (!bun) fail(`bun@${version} installed but its executable for ${process.platform}-${process.arch} is missing`);
+	return bun;
+}
+
+/**
+ * Where Bun finds the packages the bundle inlines: the checkout's node_modules (undefined), or, without
+ * devDependencies, the same versions installed into `.toolchain/` (the node_modules folder build/bundle.ts uses).
+ */
+function bundleInputs() {
+	if (BUNDLED.every((name) => existsSync(join(ROOT, "node_modules", name, "package.json")))) return undefined;
+	const specs = BUNDLED.map((name) => `${name}@${devVersion(name)}`);
+	const id = createHash("sha256").update(specs.join(" ")).digest("hex").slice(0, 12);
+	return join(npmPrefix(`bundle-inputs-${id}`, specs), "node_modules");
 }
 
 /** Pi's npm package at `version`: the project's own devDependency, or a cached install. */
@@ -138,6 +168,12 @@ function ensure(tool) {
 const [command, tool, ...args] = process.argv.slice(2);
 if (command === "ensure" && tool) {
 	console.log(ensure(tool));
+} else if (command === "build") {
+	const inputs = bundleInputs();
+	const env = inputs ? { ...process.env, PI_CURSOR_BUNDLE_INPUTS: inputs } : process.env;
+	const result = spawnSync(ensureBun(), [join(ROOT, "build", "bundle.ts")], { stdio: "inherit", env, cwd: ROOT });
+	if (result.error) fail(`bun: ${result.error.message}`);
+	process.exit(result.status ?? 1);
 } else if (command === "--run" && tool) {
 	const node24 = ensureNode24();
 	const bun = ensureBun();
@@ -154,5 +190,5 @@ if (command === "ensure" && tool) {
 	if (result.error) fail(`${tool}: ${result.error.message}`);
 	process.exit(result.status ?? 1);
 } else {
-	fail("usage: toolchain.mjs --run <bun|node24|program> [args…] | ensure <node24|bun|pi@x.y.z|pi-bin@x.y.z>");
+	fail("usage: toolchain.mjs build | --run <bun|node24|program> [args…] | ensure <node24|bun|pi@x.y.z|pi-bin@x.y.z>");
 }

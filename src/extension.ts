@@ -8,12 +8,13 @@ import {
 	getAgentDir,
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
-import { ENV_ASK_QUESTION, registerAskQuestion } from "./bridge/ask-question.ts";
+import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { BridgeView } from "./bridge/view.ts";
 import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID } from "./catalog/state.ts";
+import { registerPlanApproval } from "./plan/approval.ts";
 import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
@@ -23,14 +24,13 @@ import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { SessionAgentPool } from "./session/pool.ts";
 import { resumeHandleOf } from "./session/resume.ts";
-import { chooseStoreRoot } from "./session/store-root.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
 import { SessionTurnEntry } from "./session/turn-entry.ts";
 import { CursorSdkConfigFile, userConfigPath } from "./settings/config-file.ts";
 import { STATUS_KEY } from "./settings/effective.ts";
-import { readBooleanEnv } from "./settings/env.ts";
+import { readEnv, readEnvVar } from "./settings/env.ts";
 import { LocalAgentConfig } from "./settings/local-config.ts";
-import { approveOverride } from "./settings/project-config.ts";
+import { approveOverride, savedProjectTrust } from "./settings/project-config.ts";
 import { SessionSettings } from "./settings/session-settings.ts";
 import { flagError } from "./turn/setup.ts";
 import { registerCommands } from "./ui/commands.ts";
@@ -60,6 +60,7 @@ export class CursorExtension {
 	private readonly notifier = new Notifier();
 	private readonly notify = this.notifier.notify;
 	private readonly report = this.notifier.report;
+	private readonly refreshStatus = () => this.notifier.setStatus(STATUS_KEY, this.settings.status());
 
 	constructor(
 		private readonly pi: ExtensionAPI,
@@ -103,6 +104,7 @@ export class CursorExtension {
 			bridge: this.bridge,
 			sdk,
 			observer: this.accounting.observer,
+			env: this.env,
 			session: () => ({ cwd: this.cwd, mode: this.mode }),
 		});
 		this.entry = new SessionTurnEntry({
@@ -118,7 +120,7 @@ export class CursorExtension {
 	}
 
 	register(): void {
-		if (readBooleanEnv(this.env, ENV_ASK_QUESTION, false) && this.bridge.settings().enabled) {
+		if (readEnvVar(this.env, "askQuestion") && this.bridge.settings().enabled) {
 			registerAskQuestion(this.pi);
 		}
 		registerFlags(this.pi);
@@ -130,15 +132,14 @@ export class CursorExtension {
 				cache: new CatalogCache(this.agentDir),
 				turns: this.entry,
 				sockets: this.sockets,
-				onRefreshError: (message) => this.notify(message, "warning"),
 			}),
 		);
 		this.registerEvents();
 	}
 
 	private registerCommands(): void {
-		const { notify, report } = this;
-		const refreshStatus = () => this.refreshStatus();
+		const { notify, report, refreshStatus } = this;
+		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
 		registerCommands(this.pi, {
 			settings: { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus },
 			catalog: this.catalog,
@@ -151,6 +152,7 @@ export class CursorExtension {
 				catalog: this.catalog,
 				settings: () => this.settings.input(),
 				stores: this.stores,
+				local: this.local,
 				bridge: () => this.bridge.doctorFact(this.bridgeRunning()),
 				lastError: () => this.accounting.ledger.lastError,
 				report,
@@ -172,7 +174,7 @@ export class CursorExtension {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
 			if (ctx.model?.provider !== PROVIDER_ID) return;
 			this.bridge.offerSkills(event.systemPromptOptions.skills ?? []);
-			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, this.env);
+			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, readEnv(this.env));
 		});
 		pi.on("session_before_compact", (event) => this.entry.markSummary(event.signal));
 		pi.on("session_before_tree", (event) => {
@@ -212,7 +214,8 @@ export class CursorExtension {
 		this.replay.register(ctx.cwd);
 		this.local.start(ctx.cwd, {
 			piTrusted: ctx.isProjectTrusted?.() === true,
-			override: approveOverride(process.argv),
+			savedTrust: savedProjectTrust(this.agentDir, ctx.cwd),
+			cliApprove: approveOverride(process.argv) === true,
 			hasProtectedResources: hasTrustRequiringProjectResources(ctx.cwd),
 		});
 		this.settings.activeModel = ctx.model as Model<string> | undefined;
@@ -223,7 +226,7 @@ export class CursorExtension {
 		this.refreshStatus();
 		this.accounting.start(sessionManager);
 		const sessionFile = sessionManager.getSessionFile();
-		const localResume = readBooleanEnv(this.env, "PI_CURSOR_LOCAL_RESUME", true);
+		const localResume = readEnvVar(this.env, "localResume");
 		this.pool.bind({
 			storeDir: this.stores.start(
 				sessionFile ? { sessionId: sessionManager.getSessionId(), sessionFile } : undefined,
@@ -242,10 +245,6 @@ export class CursorExtension {
 	}
 
 	private storeRootChoice() {
-		return chooseStoreRoot(this.env, this.local.current.user.local?.storeRoot);
-	}
-
-	private refreshStatus(): void {
-		this.notifier.setStatus(STATUS_KEY, this.settings.status());
+		return this.local.storeRoot(readEnv(this.env));
 	}
 }

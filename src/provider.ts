@@ -11,7 +11,7 @@ import { type CatalogState, CURSOR_BASE_URL, PROVIDER_ID } from "./catalog/state
 import type { TurnEntry } from "./runtime/types.ts";
 import type { CursorSdk } from "./sdk/cursor-sdk.ts";
 import type { SdkSockets } from "./sdk/sdk-sockets.ts";
-import { ENV_HIDE_MODELS_WHEN_LOGGED_OUT, readBooleanEnv, readCursorEnv } from "./settings/env.ts";
+import { ENV_VARS, readEnv, readEnvVar } from "./settings/env.ts";
 import { streamCursorTurn } from "./turn/stream.ts";
 
 export interface ProviderDeps {
@@ -21,14 +21,14 @@ export interface ProviderDeps {
 	turns: TurnEntry;
 	/** SDK work runs inside `sockets.run` so that its leftover sockets cannot hold Pi's exit. */
 	sockets: SdkSockets;
-	/** Reports a failed live refresh that nobody awaited (e.g. Pi's background refresh). */
-	onRefreshError?: (message: string) => void;
 }
+
+const API_KEY = ENV_VARS.apiKey.name;
 
 /** The key Pi resolved for a refresh: a stored/runtime/models.json credential, else the ambient env key. */
 function refreshKey(context: RefreshModelsContext): string | undefined {
 	const credential = context.credential?.type === "api_key" ? context.credential : undefined;
-	return credential?.key || credential?.env?.CURSOR_API_KEY || process.env.CURSOR_API_KEY || undefined;
+	return credential?.key || credential?.env?.[API_KEY] || readEnvVar(process.env, "apiKey");
 }
 
 /** The native Pi provider for Cursor: API-key auth, the cached/fallback catalog, live refresh and the stream. */
@@ -50,19 +50,19 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 					return { type: "api_key", key };
 				},
 				async resolve({ ctx, credential }) {
-					const stored = credential?.key || credential?.env?.CURSOR_API_KEY;
+					const stored = credential?.key || credential?.env?.[API_KEY];
 					if (stored) return { auth: { apiKey: stored }, source: "stored API key" };
-					const ambient = await ctx.env("CURSOR_API_KEY");
-					if (ambient) return { auth: { apiKey: ambient }, source: "CURSOR_API_KEY" };
+					const ambient = await ctx.env(API_KEY);
+					if (ambient) return { auth: { apiKey: ambient }, source: API_KEY };
 					// Logged out: keep the models visible (the turn explains how to log in) unless the user opted out.
-					const hide = readBooleanEnv(process.env, ENV_HIDE_MODELS_WHEN_LOGGED_OUT, false);
+					const hide = readEnvVar(process.env, "hideModelsWhenLoggedOut");
 					return hide ? undefined : { auth: {}, source: "logged out" };
 				},
 			},
 		},
 		getModels: () => catalog.models,
 		async refreshModels(context) {
-			const env = readCursorEnv(process.env);
+			const env = readEnv(process.env);
 			const key = refreshKey(context);
 			const cached = key && !env.disableModelCache ? cache.read(key) : undefined;
 			if (!context.allowNetwork) {
@@ -72,13 +72,11 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 			}
 			if (!key) return;
 			if (!context.force && cached && Date.now() - cached.fetchedAt < env.modelCacheTtlMs) return;
-			let items: Awaited<ReturnType<typeof discoverModels>>;
-			try {
-				items = await deps.sockets.run(() => discoverModels(deps.sdk, key, context.signal, env.modelRefreshTimeoutMs));
-			} catch (error) {
-				if (!context.force) deps.onRefreshError?.((error as Error).message);
-				throw error;
-			}
+			// A failure is Pi's to report: /cursor-refresh-models and /login say so, Pi's startup refresh stays quiet
+			// (offline is not worth a warning at every start).
+			const items = await deps.sockets.run(() =>
+				discoverModels(deps.sdk, key, context.signal, env.modelRefreshTimeoutMs),
+			);
 			if (context.signal.aborted) return;
 			const fetchedAt = Date.now();
 			// `update` must stay synchronous; the refresh (and so /cursor-refresh-models) resolves only once the cache is

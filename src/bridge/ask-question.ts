@@ -4,7 +4,6 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 
 export const ASK_QUESTION_TOOL = "cursor_ask_question";
-export const ENV_ASK_QUESTION = "PI_CURSOR_ASK_QUESTION";
 /** Emitted on Pi's event bus while the question waits for the user (`{ active: true }`, then `{ active: false }`). */
 export const ASK_QUESTION_BLOCKED_EVENT = "pi-cursor-sdk:ask-question:blocked";
 

@@ -1,11 +1,5 @@
-// Environment settings of the Pi tool bridge. Pure: the caller passes the environment (normally `process.env`).
-import { type EnvRecord, readBooleanEnv } from "../settings/env.ts";
-
-export const ENV_BRIDGE = "PI_CURSOR_PI_TOOL_BRIDGE";
-export const ENV_EXPOSE_BUILTIN_TOOLS = "PI_CURSOR_EXPOSE_BUILTIN_TOOLS";
-export const ENV_TOOL_MANIFEST = "PI_CURSOR_TOOL_MANIFEST";
-export const ENV_BRIDGE_DEBUG = "PI_CURSOR_PI_TOOL_BRIDGE_DEBUG";
-export const ENV_BRIDGE_CALL_TIMEOUT_MS = "PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS";
+// Settings of the Pi tool bridge, from the parsed environment (src/settings/env.ts). Pure.
+import { type CursorEnv, envProblems } from "../settings/env.ts";
 
 export interface BridgeSettings {
 	/** `PI_CURSOR_PI_TOOL_BRIDGE` (default on): `0` means no server, no `pi__` tools, no manifest. */
@@ -25,23 +19,20 @@ export interface BridgeSettings {
 	readonly problems: readonly string[];
 }
 
+export type BridgeEnv = Pick<
+	CursorEnv,
+	"piToolBridge" | "exposeBuiltinTools" | "toolManifest" | "bridgeDebug" | "bridgeCallTimeoutMs" | "problems"
+>;
+
 /** `mcpToolTimeoutMs` is the SDK's effective MCP tool-call timeout (see src/process/mcp-timeouts.ts). */
-export function readBridgeSettings(env: EnvRecord, mcpToolTimeoutMs: number): BridgeSettings {
-	const problems: string[] = [];
-	const enabled = readBooleanEnv(env, ENV_BRIDGE, true);
-	let callTimeoutMs = mcpToolTimeoutMs;
-	const raw = env[ENV_BRIDGE_CALL_TIMEOUT_MS];
-	if (raw !== undefined && raw.trim() !== "") {
-		const parsed = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
-		if (Number.isSafeInteger(parsed) && parsed > 0) callTimeoutMs = Math.min(parsed, mcpToolTimeoutMs);
-		else problems.push(`${ENV_BRIDGE_CALL_TIMEOUT_MS}="${raw}" is not a positive whole number of milliseconds.`);
-	}
+export function readBridgeSettings(env: BridgeEnv, mcpToolTimeoutMs: number): BridgeSettings {
+	const enabled = env.piToolBridge;
 	return {
 		enabled,
-		exposeBuiltins: readBooleanEnv(env, ENV_EXPOSE_BUILTIN_TOOLS, false),
-		manifest: enabled && readBooleanEnv(env, ENV_TOOL_MANIFEST, true),
-		debug: readBooleanEnv(env, ENV_BRIDGE_DEBUG, false),
-		callTimeoutMs,
-		problems,
+		exposeBuiltins: env.exposeBuiltinTools,
+		manifest: enabled && env.toolManifest,
+		debug: env.bridgeDebug,
+		callTimeoutMs: Math.min(env.bridgeCallTimeoutMs ?? mcpToolTimeoutMs, mcpToolTimeoutMs),
+		problems: envProblems(env, "bridgeCallTimeoutMs"),
 	};
 }

@@ -2,7 +2,7 @@
 // skills Cursor may activate, and the facts /cursor-tools and /cursor-doctor show.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { NEUTRAL_TOOL } from "../replay/mapping.ts";
-import { readCursorEnv } from "../settings/env.ts";
+import { type EnvRecord, readEnv } from "../settings/env.ts";
 import { registerActivateSkill, type SkillInfo } from "./activate-skill.ts";
 import { renderToolsReport } from "./report.ts";
 import { type BridgeSettings, readBridgeSettings } from "./settings.ts";
@@ -19,13 +19,13 @@ export class BridgeView {
 
 	constructor(
 		private readonly pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools" | "registerTool">,
-		private readonly env: Readonly<Record<string, string | undefined>>,
+		private readonly env: EnvRecord,
 		/** The SDK's effective MCP tool timeout: a bridged call's deadline never exceeds it. */
 		private readonly mcpToolMs: () => number,
 	) {}
 
 	settings(): BridgeSettings {
-		return readBridgeSettings(this.env, this.mcpToolMs());
+		return readBridgeSettings(readEnv(this.env), this.mcpToolMs());
 	}
 
 	/** The active Pi tools as Cursor would see them through the bridge (every registered tool with its verdict). */
@@ -55,7 +55,7 @@ export class BridgeView {
 	/** The `/cursor-tools` report. */
 	report(running: boolean): string {
 		const settings = this.settings();
-		const sources = readCursorEnv(this.env).settingSources;
+		const sources = readEnv(this.env).settingSources;
 		const settingSources = sources.ok ? sources.sources.join(",") || "none" : sources.error;
 		return renderToolsReport({ settings, surface: this.surface(settings), settingSources, running });
 	}

@@ -1,7 +1,5 @@
+import { isModelIdText } from "./sanitize.ts";
 import type { CatalogItem } from "./types.ts";
-
-/** Alias text Pi can carry as a model id: no whitespace, and no `@`/`:` that would read as a context or suffix. */
-const ALIAS_PATTERN = /^[^\s@:]+$/;
 
 /**
  * The SDK aliases that may become Pi rows, per base id (catalog alias order, duplicates collapsed).
@@ -28,7 +26,7 @@ export function unambiguousAliases(
 	const reserved = new Set(items.flatMap((item) => registeredIds(item, item.id)));
 	const candidates = items.flatMap((item) =>
 		[...new Set(item.aliases ?? [])]
-			.filter((alias) => ALIAS_PATTERN.test(alias) && !baseIds.has(alias) && owners.get(alias)?.size === 1)
+			.filter((alias) => isModelIdText(alias) && !baseIds.has(alias) && owners.get(alias)?.size === 1)
 			.map((alias) => ({ item, alias, ids: registeredIds(item, alias) })),
 	);
 	const claims = new Map<string, number>();

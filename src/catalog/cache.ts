@@ -33,8 +33,9 @@ export class CatalogCache {
 	private readDocument(): CacheDocument {
 		try {
 			const parsed = JSON.parse(readFileSync(this.path, "utf8")) as Partial<CacheDocument>;
-			if (parsed?.version === 1 && parsed.entries && typeof parsed.entries === "object") {
-				return { version: 1, entries: parsed.entries };
+			const entries = parsed?.entries;
+			if (parsed?.version === 1 && entries && typeof entries === "object" && !Array.isArray(entries)) {
+				return { version: 1, entries };
 			}
 		} catch {
 			// missing or unreadable cache: the bundled fallback serves

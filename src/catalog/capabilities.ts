@@ -1,3 +1,4 @@
+import { isModelIdText } from "./sanitize.ts";
 import type { CatalogItem, CatalogParamValue, CatalogVariant, LevelParamId, ModelCapabilities } from "./types.ts";
 
 /** Level params in no particular precedence: the first one the model declares wins. */
@@ -15,10 +16,11 @@ export function paramValue(params: readonly CatalogParamValue[], id: string): st
 
 /**
  * Selectable `context` values in SDK (declaration) order. A declared value that no variant carries is dropped,
- * unless no variant carries a context at all (then the declaration is all we have).
+ * unless no variant carries a context at all (then the declaration is all we have); so is a value that cannot be part
+ * of a Pi model id (`id@<context>`).
  */
 export function contextValues(item: CatalogItem): readonly string[] {
-	return supportedValues(item, item.variants ?? []).context ?? [];
+	return (supportedValues(item, item.variants ?? []).context ?? []).filter(isModelIdText);
 }
 
 /**

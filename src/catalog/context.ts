@@ -35,6 +35,11 @@ function equivalenceKey(baseId: string, context: string | undefined): string {
 	return JSON.stringify([baseId, context ?? null]);
 }
 
+/** The table's own entry for `id` (never an inherited member such as `toString`). */
+function entryOf(table: ContextWindowTable, id: string): number | undefined {
+	return Object.hasOwn(table, id) ? table[id] : undefined;
+}
+
 /** Observed windows grouped by equivalent selection, for table keys that name a current selectable id. */
 export function groupObservations(
 	table: ContextWindowTable,
@@ -42,7 +47,7 @@ export function groupObservations(
 ): ReadonlyMap<string, readonly number[]> {
 	const groups = new Map<string, number[]>();
 	for (const selectable of selectables) {
-		const observed = table[selectable.id];
+		const observed = entryOf(table, selectable.id);
 		if (selectable.id === "default" || observed === undefined) continue;
 		const key = equivalenceKey(selectable.baseId, selectable.context);
 		groups.set(key, [...(groups.get(key) ?? []), observed]);
@@ -64,13 +69,13 @@ export function resolveContextWindow(
 	observations: ReadonlyMap<string, readonly number[]>,
 	row: SelectableId,
 ): number {
-	const exact = row.id === "default" ? undefined : table[row.id];
+	const exact = row.id === "default" ? undefined : entryOf(table, row.id);
 	if (exact !== undefined) return exact;
 	const equivalent = observations.get(equivalenceKey(row.baseId, row.context));
 	if (equivalent !== undefined && equivalent.length > 0) return Math.min(...equivalent);
 	const label = row.context === undefined ? undefined : parseContextLabel(row.context);
 	if (label !== undefined) return label;
-	return table[row.baseId] ?? table.default ?? FALLBACK_DEFAULT_CONTEXT_WINDOW;
+	return entryOf(table, row.baseId) ?? entryOf(table, "default") ?? FALLBACK_DEFAULT_CONTEXT_WINDOW;
 }
 
 /** Problems with a context-window table against the current catalog, for the generator. */

@@ -33,7 +33,7 @@ export async function discoverModels(
 		if (bounded.aborted) fail();
 		bounded.addEventListener("abort", fail, { once: true });
 	});
-	let raw: unknown[];
+	let raw: unknown;
 	try {
 		raw = await Promise.race([sdk.listModels(apiKey), aborted]);
 	} catch (error) {

@@ -121,12 +121,13 @@ export class WindowLearner {
 
 	constructor(private readonly options: WindowLearnerOptions) {}
 
-	sendEnded(send: { outcome: string; kind: string; agentId: string; model: { id: string } }): void {
-		if (send.outcome !== "finished" || send.kind === "summary") return;
+	sendEnded(send: { outcome: string; kind: string; agentId: string | undefined; model: { id: string } }): void {
+		const { agentId } = send;
+		if (send.outcome !== "finished" || send.kind === "summary" || agentId === undefined) return;
 		const baseId = contextlessBaseId(this.options.items(), send.model.id);
 		if (!baseId) return;
 		const work = this.options
-			.readWindow(send.agentId)
+			.readWindow(agentId)
 			.then(async (max) => {
 				if (max !== undefined)
 					await recordLearnedWindow(this.options.path, baseId, max, (this.options.now ?? Date.now)());

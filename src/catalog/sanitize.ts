@@ -6,16 +6,25 @@ import type {
 	CatalogVariant,
 } from "./types.ts";
 
+/** Text Pi can carry as a model id after `cursor/`: no whitespace or control characters, no `@`/`:` suffix marks. */
+const MODEL_ID_TEXT = /^[^\s@:\p{Cc}]+$/u;
+
+/** Whether `text` can be (part of) a registered Pi model id: a base id, an alias or a context value. */
+export function isModelIdText(text: string): boolean {
+	return MODEL_ID_TEXT.test(text);
+}
+
 /**
  * Catalog sanitizer shared by the fallback generator and live discovery.
  *
- * Keeps only `id`, `displayName`, `description`, `aliases` (deduplicated, first occurrence wins), `parameters` and
+ * Drops entries whose id Pi could not select (see {@link isModelIdText}). Keeps only `id`, `displayName`, `description`, `aliases` (deduplicated, first occurrence wins), `parameters` and
  * `variants` (each with its own known fields), drops malformed entries instead of throwing, keeps the first of
  * duplicate model ids and stable-sorts by id (code-unit order, independent of locale).
  */
-export function sanitizeCatalog(raw: readonly unknown[]): CatalogItem[] {
+export function sanitizeCatalog(raw: unknown): CatalogItem[] {
 	const seen = new Set<string>();
 	const items: CatalogItem[] = [];
+	if (!Array.isArray(raw)) return items;
 	for (const entry of raw) {
 		const item = sanitizeItem(entry);
 		if (item === undefined || seen.has(item.id)) continue;
@@ -46,7 +55,9 @@ export function sanitizeContextWindows(raw: unknown): Record<string, number> {
 }
 
 function sanitizeItem(raw: unknown): CatalogItem | undefined {
-	if (!isRecord(raw) || !isNonEmptyString(raw.id) || typeof raw.displayName !== "string") return undefined;
+	if (!isRecord(raw) || typeof raw.id !== "string" || !isModelIdText(raw.id) || typeof raw.displayName !== "string") {
+		return undefined;
+	}
 	const item: {
 		id: string;
 		displayName: string;

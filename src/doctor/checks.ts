@@ -282,20 +282,23 @@ export function runChecks(facts: DoctorFacts): CheckResult[] {
 
 const LABEL: Record<CheckStatus, string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };
 
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** The report: its verdict first (what a glance at the TUI shows), then one line per check. */
 export function renderDoctor(results: readonly CheckResult[]): string {
 	const counts = { ok: 0, warn: 0, fail: 0 };
 	for (const r of results) counts[r.status]++;
-	const lines = ["Cursor doctor"];
+	const warnings = counts.warn > 0 ? `, ${counted(counts.warn, "warning")}` : "";
+	const verdict =
+		counts.fail > 0
+			? `${counted(counts.fail, "check")} failed${warnings}. Cursor will not work until the failures are fixed.`
+			: counts.warn > 0
+				? `All essential checks passed${warnings}.`
+				: "All checks passed.";
+	const lines = [`Cursor doctor report: ${verdict}`];
 	for (const r of results) {
 		lines.push(`[${LABEL[r.status]}] ${r.title}: ${r.detail}`);
 		if (r.fix && r.status !== "ok") lines.push(`       fix: ${r.fix}`);
 	}
-	const verdict =
-		counts.fail > 0
-			? `${counts.fail} failed, ${counts.warn} warnings: Cursor will not work until the failures are fixed.`
-			: counts.warn > 0
-				? `All essential checks passed, ${counts.warn} warnings.`
-				: "All checks passed.";
-	lines.push(verdict);
 	return lines.join("\n");
 }

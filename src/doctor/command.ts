@@ -4,10 +4,11 @@ import { CatalogCache } from "../catalog/cache.ts";
 import { FALLBACK_CATALOG_CAPTURED_ON } from "../catalog/fallback-models.generated.ts";
 import type { CatalogState } from "../catalog/state.ts";
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
-import { chooseStoreRoot, describeChoice } from "../session/store-root.ts";
+import { describeChoice } from "../session/store-root.ts";
 import type { SessionStoreScope } from "../session/store-scope.ts";
 import { type EffectiveSettingsInput, resolveHttp1 } from "../settings/effective.ts";
-import { type EnvRecord, readCursorEnv } from "../settings/env.ts";
+import { type EnvRecord, readEnv } from "../settings/env.ts";
+import type { LocalAgentConfig } from "../settings/local-config.ts";
 import type { Notify } from "../ui/types.ts";
 import { type DoctorFacts, renderDoctor, runChecks } from "./checks.ts";
 import { gatherDoctorFacts } from "./gather.ts";
@@ -21,6 +22,8 @@ export interface DoctorDeps {
 	/** The session's settings (the HTTP/1.1 transport's value and source). */
 	readonly settings: () => EffectiveSettingsInput;
 	readonly stores: Pick<SessionStoreScope, "checkRoot">;
+	/** Where the session stores go (the user config's owner). */
+	readonly local: Pick<LocalAgentConfig, "storeRoot">;
 	readonly bridge: () => DoctorFacts["bridge"];
 	readonly lastError: () => DoctorFacts["lastError"];
 	readonly report: Notify;
@@ -29,10 +32,11 @@ export interface DoctorDeps {
 export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandContext): Promise<void> {
 	const settings = deps.settings();
 	const http = resolveHttp1(settings);
-	const sources = readCursorEnv(deps.env).settingSources;
+	const env = readEnv(deps.env);
+	const sources = env.settingSources;
 	const cache = new CatalogCache(deps.agentDir);
 	const facts = await gatherDoctorFacts({
-		env: deps.env,
+		env,
 		auth: async () => {
 			const auth = await ctx.modelRegistry.getProviderAuth("cursor");
 			return { apiKey: auth?.auth.apiKey || undefined, source: auth?.source };
@@ -50,7 +54,7 @@ export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandConte
 			? { ok: true, sources: [...sources.sources], isDefault: sources.isDefault }
 			: { ok: false, error: sources.error },
 		storeRoot: () => {
-			const choice = chooseStoreRoot(deps.env, settings.config?.local?.storeRoot);
+			const choice = deps.local.storeRoot(env);
 			const label = describeChoice(choice);
 			const root = deps.stores.checkRoot(choice);
 			return root.ok ? { ok: true, path: root.root, label } : { ok: false, label, message: root.message };
@@ -60,10 +64,8 @@ export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandConte
 		now: Date.now(),
 	});
 	const results = runChecks(facts);
-	const worst = results.some((r) => r.status === "fail")
-		? "error"
-		: results.some((r) => r.status === "warn")
-			? "warning"
-			: "info";
-	deps.report(renderDoctor(results), worst);
+	// A report the user asked for, not an error of the command (Pi would title it "Error:"); a script running
+	// `pi -p /cursor-doctor` gets a failing exit code instead, the way Pi's own commands report failures.
+	deps.report(renderDoctor(results), "info");
+	if (results.some((r) => r.status === "fail") && (ctx.mode === "print" || ctx.mode === "json")) process.exitCode = 1;
 }

@@ -4,13 +4,14 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { locateNativePaths, type NativePaths } from "../process/native-paths.ts";
 import { classifyCursorError, scrubText } from "../sdk/errors.ts";
+import { type CursorEnv, ENV_VARS } from "../settings/env.ts";
 import type { BackendFact, DoctorFacts, NativeFact } from "./checks.ts";
 
 /** `Cursor.me` is awaited at most this long (the SDK's REST calls have no timeout). */
 export const ME_TIMEOUT_MS = 5_000;
 
 export interface DoctorSources {
-	env: NodeJS.ProcessEnv;
+	env: Pick<CursorEnv, "treeSitterVendorDir" | "ripgrepPath" | "backendUrl">;
 	/** The key Pi resolved for the Cursor provider, and where it came from. */
 	auth(): Promise<{ apiKey: string | undefined; source: string | undefined }>;
 	me(apiKey: string): Promise<{ apiKeyName?: unknown }>;
@@ -131,9 +132,9 @@ export async function gatherDoctorFacts(sources: DoctorSources): Promise<DoctorF
 	const auth = await sources.auth().catch(() => ({ apiKey: undefined, source: undefined }));
 	const backend = await backendFact(auth.apiKey, sources.me);
 	const located = sources.natives ?? locateNativePaths();
-	const parserDir = env.CURSOR_TREE_SITTER_VENDOR_DIR;
-	const ripgrep = env.CURSOR_RIPGREP_PATH;
-	const backendUrl = env.CURSOR_BACKEND_URL?.trim() || undefined;
+	const parserDir = env.treeSitterVendorDir;
+	const ripgrep = env.ripgrepPath;
+	const backendUrl = env.backendUrl;
 	return {
 		key: { present: !!auth.apiKey, source: auth.source },
 		backend,
@@ -146,12 +147,12 @@ export async function gatherDoctorFacts(sources: DoctorSources): Promise<DoctorF
 		},
 		natives: {
 			parser: nativeFact(
-				"CURSOR_TREE_SITTER_VENDOR_DIR",
+				ENV_VARS.treeSitterVendorDir.name,
 				parserDir,
 				located.treeSitterVendorDir,
 				parserValid(parserDir),
 			),
-			ripgrep: nativeFact("CURSOR_RIPGREP_PATH", ripgrep, located.ripgrepPath, ripgrepValid(ripgrep)),
+			ripgrep: nativeFact(ENV_VARS.ripgrepPath.name, ripgrep, located.ripgrepPath, ripgrepValid(ripgrep)),
 		},
 		transport: { ...sources.transport, customBackendHttp: !!backendUrl && /^http:/i.test(backendUrl) },
 		settingSources: sources.settingSources,

@@ -16,19 +16,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, sep } from "node:path";
-import type { EnvRecord } from "../settings/env.ts";
-
-export const ENV_MCP_TOOL_TIMEOUT_MS = "PI_CURSOR_MCP_TOOL_TIMEOUT_MS";
-export const ENV_MCP_TOOL_TIMEOUT_SECONDS = "PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS";
-export const ENV_MCP_CONNECT_TIMEOUT_MS = "PI_CURSOR_MCP_CONNECT_TIMEOUT_MS";
-export const ENV_MCP_CONNECT_TIMEOUT_SECONDS = "PI_CURSOR_MCP_CONNECT_TIMEOUT_SECONDS";
+import { type CursorEnv, type EnvRecord, envProblems, readEnv } from "../settings/env.ts";
 
 /** The MCP client's own default for every request (what stays in force when the override is unavailable). */
 export const SDK_MCP_REQUEST_TIMEOUT_MS = 60_000;
-export const DEFAULT_MCP_TOOL_TIMEOUT_MS = 3_600_000;
-export const DEFAULT_MCP_CONNECT_TIMEOUT_MS = 10_000;
-/** `setTimeout` cannot wait longer (a larger delay fires immediately). */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 export interface McpTimeoutSettings {
 	/** `tools/call` requests. */
@@ -40,34 +31,17 @@ export interface McpTimeoutSettings {
 }
 
 /**
- * Reads `PI_CURSOR_MCP_TOOL_TIMEOUT_MS|_SECONDS` and `PI_CURSOR_MCP_CONNECT_TIMEOUT_MS|_SECONDS`: positive decimal
- * integers (`_MS` wins when both are set), capped at the timer maximum (~24.8 days). Unset/blank → the defaults
- * (3600 s for tool calls, 10 s for connect/listTools); malformed → the default plus a problem line.
+ * `PI_CURSOR_MCP_TOOL_TIMEOUT_MS|_SECONDS` and `PI_CURSOR_MCP_CONNECT_TIMEOUT_MS|_SECONDS` (parsed by
+ * src/settings/env.ts: positive whole numbers, `_MS` wins, capped at the timer maximum; 3600 s and 10 s by default).
  */
-export function readMcpTimeoutSettings(env: EnvRecord): McpTimeoutSettings {
-	const problems: string[] = [];
-	const toolMs = readDuration(env, ENV_MCP_TOOL_TIMEOUT_MS, ENV_MCP_TOOL_TIMEOUT_SECONDS, problems);
-	const connectMs = readDuration(env, ENV_MCP_CONNECT_TIMEOUT_MS, ENV_MCP_CONNECT_TIMEOUT_SECONDS, problems);
+export function readMcpTimeoutSettings(
+	env: Pick<CursorEnv, "mcpToolTimeoutMs" | "mcpConnectTimeoutMs" | "problems">,
+): McpTimeoutSettings {
 	return {
-		toolMs: toolMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS,
-		connectMs: connectMs ?? DEFAULT_MCP_CONNECT_TIMEOUT_MS,
-		problems,
+		toolMs: env.mcpToolTimeoutMs,
+		connectMs: env.mcpConnectTimeoutMs,
+		problems: envProblems(env, "mcpToolTimeoutMs", "mcpConnectTimeoutMs"),
 	};
-}
-
-function readDuration(env: EnvRecord, msName: string, secondsName: string, problems: string[]): number | undefined {
-	for (const [name, unitMs] of [
-		[msName, 1],
-		[secondsName, 1000],
-	] as const) {
-		const raw = env[name];
-		if (raw === undefined || raw.trim() === "") continue;
-		const value = raw.trim();
-		const parsed = /^\d+$/.test(value) ? Number(value) * unitMs : Number.NaN;
-		if (Number.isSafeInteger(parsed) && parsed > 0) return Math.min(parsed, MAX_TIMER_MS);
-		problems.push(`${name}="${raw}" is not a positive whole number; using the default.`);
-	}
-	return undefined;
 }
 
 /** Which MCP request armed a timer, from the function names of its call sites (innermost first). */
@@ -173,7 +147,7 @@ export function installedSdkVersion(fromUrl: string = import.meta.url): string |
 
 /** Reads the settings from `env` and installs the override for the installed SDK. */
 export function installMcpTimeouts(env: EnvRecord, fromUrl?: string): McpTimeoutInstall {
-	return installMcpTimeoutOverride(readMcpTimeoutSettings(env), installedSdkVersion(fromUrl));
+	return installMcpTimeoutOverride(readMcpTimeoutSettings(readEnv(env)), installedSdkVersion(fromUrl));
 }
 
 /** Undoes the process-wide override (tests only). */

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
+import { ENV_VARS, readEnvVar } from "../settings/env.ts";
 
 /** What the SDK's native locator needs; it only searches upward from argv[1]/execPath, which misses extensions. */
 export interface NativePaths {
@@ -41,8 +42,8 @@ export function locateNativePaths(
  * are unset. Explicit values always win, even stale ones: they belong to the user.
  */
 export function applyNativePaths(env: NodeJS.ProcessEnv, paths: NativePaths): void {
-	if (!env.CURSOR_TREE_SITTER_VENDOR_DIR && paths.treeSitterVendorDir) {
-		env.CURSOR_TREE_SITTER_VENDOR_DIR = paths.treeSitterVendorDir;
+	for (const key of ["treeSitterVendorDir", "ripgrepPath"] as const) {
+		const path = paths[key];
+		if (!readEnvVar(env, key) && path) env[ENV_VARS[key].name] = path;
 	}
-	if (!env.CURSOR_RIPGREP_PATH && paths.ripgrepPath) env.CURSOR_RIPGREP_PATH = paths.ripgrepPath;
 }

@@ -1,7 +1,8 @@
 // Pi puts AGENTS.md/CLAUDE.md files into its system prompt; a local Cursor agent loads the same files itself
 // through its setting sources. Sending both doubles the instructions, so Pi's copies of what Cursor loads are dropped.
 import { basename, dirname, resolve } from "node:path";
-import { type EnvRecord, readBooleanEnv, readCursorEnv, type SettingSources } from "../settings/env.ts";
+import type { CursorEnv } from "../settings/env.ts";
+import type { SettingSources } from "../settings/env-parse.ts";
 
 export interface ContextFile {
 	path: string;
@@ -38,8 +39,11 @@ export function dropCursorLoadedContextFiles(files: ContextFile[], agentDir: str
  * Before a Cursor turn: drops the context files Cursor loads itself (per `PI_CURSOR_SETTING_SOURCES`), unless
  * `PI_CURSOR_PRESERVE_PI_AGENTS_MD` keeps Pi's copies, or the sources are invalid (the turn reports that).
  */
-export function dropForCursorTurn(files: ContextFile[], agentDir: string, env: EnvRecord): void {
-	if (readBooleanEnv(env, "PI_CURSOR_PRESERVE_PI_AGENTS_MD", false)) return;
-	const sources = readCursorEnv(env).settingSources;
-	if (sources.ok) dropCursorLoadedContextFiles(files, agentDir, sources.sources);
+export function dropForCursorTurn(
+	files: ContextFile[],
+	agentDir: string,
+	env: Pick<CursorEnv, "preservePiAgentsMd" | "settingSources">,
+): void {
+	if (env.preservePiAgentsMd) return;
+	if (env.settingSources.ok) dropCursorLoadedContextFiles(files, agentDir, env.settingSources.sources);
 }

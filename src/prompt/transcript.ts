@@ -1,6 +1,7 @@
 // Pi's TranscriptContext → the text (and images) sent to Cursor. Cursor keeps its own conversation, so a bootstrap
 // carries Pi's instructions and the whole prior conversation once; an incremental send carries only what is new.
 import { getCurrentSystemPrompt, type ImageContent, type Message, type UserMessage } from "@earendil-works/pi-ai";
+import { pointSkillsAtTool } from "./skills.ts";
 
 export interface PromptImage {
 	data: string;
@@ -94,17 +95,19 @@ function imagesOf(message: UserMessage | undefined): PromptImage[] {
  */
 /**
  * The first prompt of a Cursor conversation: Pi's instructions, the history and the latest request. `manifest`: the
- * Pi tools Cursor can call through the bridge (bootstrap prompts only).
+ * Pi tools Cursor can call through the bridge (bootstrap prompts only). `skillTool`: the bridged name of
+ * `cursor_activate_skill`, when offered; Pi's skill catalog then points at it.
  */
 export function buildBootstrapPrompt(
 	messages: readonly Message[],
-	{ toolGuards = true, manifest = "" }: { toolGuards?: boolean; manifest?: string } = {},
+	{ toolGuards = true, manifest = "", skillTool }: { toolGuards?: boolean; manifest?: string; skillTool?: string } = {},
 ): CursorPrompt {
 	const latest = latestUserIndex(messages);
 	const latestUser = latest >= 0 ? (messages[latest] as UserMessage) : undefined;
 	const history = messages.filter((_, i) => i !== latest);
 	const sections: string[] = [];
-	const instructions = getCurrentSystemPrompt(messages).trim();
+	const piInstructions = getCurrentSystemPrompt(messages).trim();
+	const instructions = skillTool ? pointSkillsAtTool(piInstructions, skillTool) : piInstructions;
 	if (instructions) sections.push(`<pi_instructions>\n${guard(instructions)}\n</pi_instructions>`);
 	const rendered = history.map(renderHistoryMessage).filter((m): m is string => m !== undefined);
 	if (rendered.length > 0) sections.push(`<conversation_history>\n${rendered.join("\n\n")}\n</conversation_history>`);

@@ -2,7 +2,7 @@
 // Pure and table-driven (the table is rules.ts); anything without a native Pi form becomes the neutral `cursor` card.
 import type { ToolCall as PiToolCall } from "@earendil-works/pi-ai";
 import { replayToolCallId } from "./ids.ts";
-import { asObj, clean, type Env, headText, type Success, str } from "./render.ts";
+import { asObj, clean, type Env, headText, labelOf, type Success, str } from "./render.ts";
 import { cursorToolType, ruleFor } from "./rules.ts";
 import { relativizeIn } from "./text.ts";
 import { NEUTRAL_TOOL, type ReplayToolName } from "./types.ts";
@@ -27,6 +27,8 @@ export interface ReplayDetails {
 	truncated?: boolean;
 	/** Edit cards only: a diff in Pi's display format, which Pi's edit renderer shows. */
 	diff?: string;
+	/** Plan cards (`createPlan`) only: the plan's markdown (scrubbed, bounded), which `/cursor-plan` reads back. */
+	plan?: string;
 }
 
 export interface ReplayResult {
@@ -60,15 +62,21 @@ export interface MapContext {
 	secrets?: readonly (string | undefined)[];
 	/** Shell only: live `shell-output-delta` text, shown when the completed call reports no output. */
 	liveShellOutput?: string;
+	/** How Cursor's `task` calls are titled (`PI_CURSOR_TASK_PRESENTATION`; default "subagent"). */
+	taskWording?: "subagent" | "task";
 }
 
 /** The title/summary of a call from its arguments alone (lifecycle lines, incomplete calls). */
 export function activityOf(toolCall: unknown, ctx: MapContext): ActivityIdentity {
-	const env: Env = { cwd: ctx.cwd, secrets: ctx.secrets ?? [] };
+	const env: Env = {
+		cwd: ctx.cwd,
+		secrets: ctx.secrets ?? [],
+		...(ctx.taskWording ? { taskWording: ctx.taskWording } : {}),
+	};
 	const kind = cursorToolType(toolCall);
 	const rule = ruleFor(kind);
 	const summary = rule.summary(asObj(asObj(toolCall)?.args) ?? {}, env);
-	return { title: `Cursor ${rule.label}`, ...(summary ? { summary } : {}) };
+	return { title: `Cursor ${labelOf(kind, rule, env)}`, ...(summary ? { summary } : {}) };
 }
 
 function errorMessage(error: unknown): string {
@@ -88,6 +96,7 @@ export function mapCompletedToolCall(callId: string, toolCall: unknown, ctx: Map
 		cwd: ctx.cwd,
 		secrets: ctx.secrets ?? [],
 		...(ctx.liveShellOutput ? { liveShellOutput: ctx.liveShellOutput } : {}),
+		...(ctx.taskWording ? { taskWording: ctx.taskWording } : {}),
 	};
 	const call = asObj(toolCall);
 	const kind = cursorToolType(toolCall);
@@ -117,6 +126,7 @@ export function mapCompletedToolCall(callId: string, toolCall: unknown, ctx: Map
 		...(success.exitCode !== undefined ? { exitCode: success.exitCode } : {}),
 		...(success.truncated ? { truncated: true } : {}),
 		...(native?.name === "edit" && success.diff ? { diff: success.diff } : {}),
+		...(success.plan !== undefined ? { plan: success.plan } : {}),
 	};
 	return {
 		id: replayToolCallId(callId),

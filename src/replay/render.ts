@@ -28,6 +28,13 @@ export interface Env {
 	cwd: string;
 	secrets: readonly (string | undefined)[];
 	liveShellOutput?: string;
+	/** `PI_CURSOR_TASK_PRESENTATION=task`: Cursor's `task` calls keep the older "Cursor task" wording. */
+	taskWording?: "subagent" | "task";
+}
+
+/** What a rule is called in titles: its label, except `task` under the older wording. */
+export function labelOf(kind: string, rule: Rule, env: Pick<Env, "taskWording">): string {
+	return kind === "task" && env.taskWording === "task" ? "task" : rule.label;
 }
 // Huge outputs are cut to a generous margin before scrubbing (bounded work); the real bound is applied after it, so
 // a secret straddling a cut is never half-shown.
@@ -51,6 +58,8 @@ export interface Success {
 	exitCode?: number;
 	truncated?: boolean;
 	diff?: string;
+	/** createPlan only: the plan's markdown. */
+	plan?: string;
 }
 
 export interface Rule {

@@ -1,6 +1,7 @@
 // One rule per Cursor SDK ToolType: its title word, one-line summary, Pi arguments (when a native Pi tool's schema
 // fits) and result text. Pure; anything without a rule gets the generic one.
 
+import { parsePlan, planCardText } from "../plan/card.ts";
 import {
 	arr,
 	asObj,
@@ -13,9 +14,11 @@ import {
 	genericText,
 	grepLines,
 	headText,
+	labelOf,
 	line,
 	lsLines,
 	num,
+	type Obj,
 	path,
 	type Rule,
 	shellText,
@@ -210,14 +213,15 @@ const RULES: Record<string, Rule> = {
 	},
 	createPlan: {
 		label: "plan",
-		summary: (args, env) =>
-			line(
-				env,
-				str(args, "plan")
-					?.split("\n")
-					.find((l) => l.trim() !== ""),
-			),
-		success: (_value, args, env) => headText(clean(env, (str(args, "plan") ?? "").trim()), "(empty plan)"),
+		summary: (args, env) => {
+			const plan = planText(args, env);
+			return plan ? line(env, parsePlan(plan).title) : undefined;
+		},
+		// The card reads as title (its header), steps and files; `plan` keeps the markdown for /cursor-plan.
+		success: (_value, args, env) => {
+			const plan = planText(args, env);
+			return plan ? { ...headText(planCardText(parsePlan(plan)), "(empty plan)"), plan } : { text: "(empty plan)" };
+		},
 	},
 	task: {
 		label: "subagent",
@@ -234,7 +238,10 @@ const RULES: Record<string, Rule> = {
 					: "",
 			].filter(Boolean);
 			const body = [facts.join(" · "), ...steps, str(value, "resultSuffix") ?? ""].filter((p) => p.trim() !== "");
-			return headText(clean(env, body.join("\n\n")), "Cursor subagent finished");
+			return headText(
+				clean(env, body.join("\n\n")),
+				`Cursor ${env.taskWording === "task" ? "task" : "subagent"} finished`,
+			);
 		},
 	},
 	generateImage: {
@@ -288,6 +295,11 @@ const RULES: Record<string, Rule> = {
 	},
 };
 
+/** Cursor's plan markdown: scrubbed, workspace-relative, bounded. */
+function planText(args: Obj, env: Env): string {
+	return boundHead(clean(env, relativizeIn(firstPart(str(args, "plan") ?? ""), env.cwd)).trim()).text;
+}
+
 function unknownRule(kind: string): Rule {
 	return {
 		label: kind,
@@ -314,9 +326,10 @@ function stepLine(step: unknown, env: Env): string | undefined {
 		case "assistantMessage":
 			return str(message, "text");
 		case "toolCall": {
-			const rule = RULES[str(message, "type") ?? ""];
+			const kind = str(message, "type") ?? "";
+			const rule = RULES[kind];
 			const summary = rule?.summary(asObj(message?.args) ?? {}, env);
-			return `• Cursor ${rule?.label ?? "tool"}${summary ? `: ${summary}` : ""}`;
+			return `• Cursor ${rule ? labelOf(kind, rule, env) : "tool"}${summary ? `: ${summary}` : ""}`;
 		}
 		default:
 			return undefined;

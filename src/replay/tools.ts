@@ -15,7 +15,7 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import { Text } from "@earendil-works/pi-tui";
 import { Type } from "typebox";
-import { type EnvRecord, readBooleanEnv } from "../settings/env.ts";
+import { type EnvRecord, readEnvVar } from "../settings/env.ts";
 import { isReplayToolCallId } from "./ids.ts";
 import {
 	NATIVE_TOOL_NAMES,
@@ -25,9 +25,6 @@ import {
 	type ReplayToolName,
 } from "./mapping.ts";
 import type { ReplayStore } from "./store.ts";
-
-export const ENV_NATIVE_TOOL_DISPLAY = "PI_CURSOR_NATIVE_TOOL_DISPLAY";
-export const ENV_REGISTER_NATIVE_TOOLS = "PI_CURSOR_REGISTER_NATIVE_TOOLS";
 
 // biome-ignore lint/suspicious/noExplicitAny: Pi's built-in definitions each have their own parameter and detail types
 type AnyToolDefinition = ToolDefinition<any, any, any>;
@@ -131,7 +128,7 @@ export class ReplayTools {
 
 	/** Whether Cursor tool activity is replayed at all (`PI_CURSOR_NATIVE_TOOL_DISPLAY`, default on). */
 	get displayEnabled(): boolean {
-		return readBooleanEnv(this.options.env, ENV_NATIVE_TOOL_DISPLAY, true);
+		return readEnvVar(this.options.env, "nativeToolDisplay");
 	}
 
 	/** The replay tool names this instance registered (owned for the process lifetime of the extension). */
@@ -146,7 +143,7 @@ export class ReplayTools {
 	register(cwd: string): void {
 		if (!this.displayEnabled) return;
 		const tools = this.pi.getAllTools();
-		if (readBooleanEnv(this.options.env, ENV_REGISTER_NATIVE_TOOLS, true)) {
+		if (readEnvVar(this.options.env, "registerNativeTools")) {
 			const settings = builtinSettings(this.pi, this.options.env);
 			for (const name of NATIVE_TOOL_NAMES) {
 				if (!canOwn(name, tools, this.owned.has(name))) continue;

@@ -2,12 +2,14 @@
 // run's Pi tool bridge and Cursor's tool calls replayed as Pi tool cards.
 import type { Message, TranscriptContext } from "@earendil-works/pi-ai";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { ACTIVATE_SKILL_TOOL } from "../bridge/activate-skill.ts";
 import { startBridgeServer } from "../bridge/server.ts";
 import { buildToolManifestText } from "../bridge/snapshot.ts";
 import type { BridgeView } from "../bridge/view.ts";
 import type { CursorReplay } from "../replay/replay.ts";
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import type { PoolRequest, SessionAgentPool } from "../session/pool.ts";
+import { type EnvRecord, readEnvVar } from "../settings/env.ts";
 import type { LiveRun } from "../turn/live-run.ts";
 import type { TurnObserver } from "../turn/observer.ts";
 import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
@@ -21,6 +23,7 @@ export interface LocalRuntimeDeps {
 	readonly bridge: BridgeView;
 	readonly sdk: Pick<CursorSdk, "setHttp1ForAgent">;
 	readonly observer: TurnObserver | undefined;
+	readonly env: EnvRecord;
 	/** The session's workspace and Pi's mode (print mode keeps stdout for the answer). */
 	readonly session: () => { cwd: string; mode: ExtensionContext["mode"] };
 }
@@ -52,7 +55,7 @@ export class LocalRuntime implements TurnRuntime {
 			replay: this.deps.replay,
 			print: mode === "print",
 			declared: declaredTools(context.messages),
-			context: { cwd, secrets: [setup.apiKey] },
+			context: { cwd, secrets: [setup.apiKey], taskWording: readEnvVar(this.deps.env, "taskPresentation") },
 			trace: (line) => process.stderr.write(`${line}\n`),
 		};
 	}
@@ -72,9 +75,11 @@ export class LocalRuntime implements TurnRuntime {
 		if (setup.summary) return pool.acquireForSummary(request, watch);
 		const bridge = this.deps.bridge.plan();
 		if (!bridge) return pool.acquire(request, watch);
+		const skillTool = bridge.surface.tools.find((tool) => tool.piName === ACTIVATE_SKILL_TOOL)?.mcpName;
 		const tools = {
 			fingerprint: bridge.surface.fingerprint,
 			manifest: bridge.settings.manifest ? buildToolManifestText(bridge.surface) : "",
+			...(skillTool ? { skillTool } : {}),
 		};
 		return pool.acquire({ ...request, tools }, watch).then((lease) => ({
 			...lease,

@@ -1,19 +1,31 @@
 // The only module that imports `@cursor/sdk` (enforced by test/unit/import-graph.test.ts). Everything else talks to
 // the narrow `CursorSdk` interface below, so tests can substitute it and the SDK's surprises stay in one place.
 
-import type { AgentOptions, LocalAgentStore, SDKAgent, SDKModel } from "@cursor/sdk";
+import type {
+	AgentDefinition,
+	AgentOptions,
+	CloudAgentOptions,
+	ListResult,
+	LocalAgentStore,
+	Run,
+	SDKAgent,
+	SDKAgentInfo,
+	SDKModel,
+} from "@cursor/sdk";
 import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
 import { SqliteLocalAgentStore } from "@cursor/sdk/sqlite";
 
 export type {
 	AgentDefinition,
 	AgentOptions,
+	CloudAgentOptions,
 	InteractionUpdate,
 	LocalAgentStore,
 	ModelSelection,
 	Run,
 	RunResult,
 	SDKAgent,
+	SDKAgentInfo,
 	SDKImage,
 	SDKModel,
 	SendOptions,
@@ -43,6 +55,66 @@ export interface CursorSdk {
 	/** `tokenDetails.maxTokens` of the agent's latest conversation checkpoint in `store`, if there is one. */
 	checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId: string): Promise<number | undefined>;
 }
+
+/**
+ * What a cloud agent is created or resumed with. Nothing the SDK rejects for cloud (`tools`, `disallowedTools`,
+ * `systemPrompt`) and no `model`: with a model `Agent.create` would first call `GET /v1/models`; the model goes with
+ * each `send` instead (after `Agent.resume` the SDK does not know it anyway).
+ */
+export interface CloudAgentSetup {
+	apiKey: string;
+	cloud: CloudAgentOptions;
+	/** Custom subagents (`AgentOptions.agents`): sent with `POST /v1/agents` as `customSubagents`. */
+	agents?: Record<string, AgentDefinition>;
+	mode?: "agent" | "plan";
+}
+
+/** A cloud run's state as `GET /v1/agents/:id/runs/:runId` reports it. */
+export interface CloudRunState {
+	status: Run["status"];
+	git?: Run["git"];
+}
+
+/**
+ * Cursor Cloud agents (`bc-<uuid>` ids, REST + SSE; docs/fake-cursor-backend-protocol.md §4.1). `send`, `stream`,
+ * `cancel` and `wait` are the returned agent's and run's own methods: the first `send` posts `POST /v1/agents` with
+ * the prompt, repository and model, later sends `POST /v1/agents/:id/runs` (409 `agent_busy` → `AgentBusyError`);
+ * `run.cancel()` posts `…/runs/:runId/cancel`. Unlike a local send, a cloud `send` rejects when that request fails.
+ * REST calls have no timeout: callers bound them.
+ */
+export interface CloudSdk {
+	/** `Agent.create` with `cloud`: no request at all; the SDK mints the `bc-` id (`agent.agentId`) itself. */
+	createAgent(setup: CloudAgentSetup): Promise<SDKAgent>;
+	/** `Agent.resume` of a `bc-` id: no request. */
+	resumeAgent(agentId: string, setup: CloudAgentSetup): Promise<SDKAgent>;
+	/** `GET /v1/agents/:id` (an unknown id: `ConfigurationError` "[not_found] …"). */
+	getAgent(agentId: string, apiKey: string): Promise<SDKAgentInfo>;
+	getRun(agentId: string, runId: string, apiKey: string): Promise<CloudRunState>;
+	/** `GET /v1/agents?limit&cursor&includeArchived`. */
+	listAgents(
+		apiKey: string,
+		options?: { limit?: number; cursor?: string; includeArchived?: boolean },
+	): Promise<ListResult<SDKAgentInfo>>;
+	/** `POST /v1/agents/:id/archive`. */
+	archiveAgent(agentId: string, apiKey: string): Promise<void>;
+	/** `DELETE /v1/agents/:id` (irreversible). */
+	deleteAgent(agentId: string, apiKey: string): Promise<void>;
+}
+
+export const cloudSdk: CloudSdk = {
+	createAgent: ({ apiKey, cloud, agents, mode }) =>
+		Agent.create({ apiKey, cloud, ...(agents ? { agents } : {}), ...(mode ? { mode } : {}) }),
+	resumeAgent: (agentId, { apiKey, cloud, agents, mode }) =>
+		Agent.resume(agentId, { apiKey, cloud, ...(agents ? { agents } : {}), ...(mode ? { mode } : {}) }),
+	getAgent: (agentId, apiKey) => Agent.get(agentId, { apiKey }),
+	getRun: async (agentId, runId, apiKey) => {
+		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });
+		return { status: run.status, ...(run.git ? { git: run.git } : {}) };
+	},
+	listAgents: (apiKey, options = {}) => Agent.list({ runtime: "cloud", apiKey, ...options }),
+	archiveAgent: (agentId, apiKey) => Agent.archive(agentId, { apiKey }),
+	deleteAgent: (agentId, apiKey) => Agent.delete(agentId, { apiKey }),
+};
 
 async function checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId: string): Promise<number | undefined> {
 	const platform = await createAgentPlatform({ localStore: store, workspaceRef: cwd });

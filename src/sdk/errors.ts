@@ -33,10 +33,11 @@ export function redactSecrets(
 ): string {
 	let out = text;
 	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
+	// URL userinfo first: the other patterns could eat a URL's scheme (`Bearer https://user:pass@…`) and hide it.
 	return out
+		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
 		.replace(options.content ? AUTH_HEADER_IN_CONTENT : AUTH_HEADER, "$1 [redacted]")
 		.replace(options.content ? KEY_SHAPED_IN_CONTENT : KEY_SHAPED, "[redacted]")
-		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
 		.replace(options.content ? SECRET_PAIR_IN_CONTENT : SECRET_PAIR, "$1$2[redacted]");
 }
 
@@ -61,6 +62,72 @@ function describe(error: unknown): { name: string; message: string; code?: strin
 		};
 	}
 	return { name: "Error", message: typeof error === "string" ? error : "Unknown error" };
+}
+
+/** A Node system error (or undici's connect timeout) found in an SDK error's cause chain. */
+interface ConnectionFailure {
+	code: string;
+	/** Who could not be reached: `host`, `address:port`, or undefined when the error does not say. */
+	target: string | undefined;
+}
+
+const CONNECTION_CODES = new Set([
+	"ENOTFOUND",
+	"EAI_AGAIN",
+	"ECONNREFUSED",
+	"ETIMEDOUT",
+	"UND_ERR_CONNECT_TIMEOUT",
+	"EHOSTUNREACH",
+	"ENETUNREACH",
+	"ECONNRESET",
+]);
+
+function targetOf(error: Record<string, unknown>): string | undefined {
+	if (typeof error.hostname === "string" && error.hostname) return error.hostname;
+	if (typeof error.address === "string" && error.address) {
+		return typeof error.port === "number" ? `${error.address}:${error.port}` : error.address;
+	}
+	// undici: "Connect Timeout Error (attempted address: host:443, timeout: 10000ms)"
+	const attempted =
+		typeof error.message === "string" ? /attempted address(?:es)?: ([^\s,)]+)/.exec(error.message) : null;
+	return attempted?.[1];
+}
+
+/**
+ * The connection failure behind an SDK error (`NetworkError` → `fetch failed` → `connect ECONNREFUSED …`), looking
+ * through causes and the attempts of an `AggregateError` (Node tries each address of a host).
+ */
+function connectionFailure(error: unknown, depth = 0): ConnectionFailure | undefined {
+	if (!error || typeof error !== "object" || depth > 6) return undefined;
+	const e = error as Record<string, unknown>;
+	const own = typeof e.code === "string" && CONNECTION_CODES.has(e.code) ? e.code : undefined;
+	const target = own ? targetOf(e) : undefined;
+	if (own && target) return { code: own, target };
+	for (const attempt of Array.isArray(e.errors) ? e.errors : []) {
+		const found = connectionFailure(attempt, depth + 1);
+		if (found) return found;
+	}
+	return connectionFailure(e.cause, depth + 1) ?? (own ? { code: own, target } : undefined);
+}
+
+/** What could not be reached and why, and whether that is usually temporary. */
+function connectionReason({ code, target }: ConnectionFailure): { reason: string; transient: boolean } {
+	const where = target ?? "Cursor's server";
+	switch (code) {
+		case "ENOTFOUND":
+			return { reason: `the name ${where} could not be resolved (DNS lookup failed, ENOTFOUND)`, transient: false };
+		case "EAI_AGAIN":
+			return { reason: `the DNS lookup of ${where} failed for now (EAI_AGAIN)`, transient: true };
+		case "ECONNREFUSED":
+			return { reason: `${where} refused the connection (ECONNREFUSED)`, transient: false };
+		case "ETIMEDOUT":
+		case "UND_ERR_CONNECT_TIMEOUT":
+			return { reason: `connecting to ${where} timed out (${code})`, transient: false };
+		case "ECONNRESET":
+			return { reason: `the connection to ${where} was reset (ECONNRESET)`, transient: true };
+		default:
+			return { reason: `${where} is unreachable from this machine (${code})`, transient: false };
+	}
 }
 
 const MODULE_FAILURE =
@@ -91,6 +158,15 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 	}
 	if (effectiveCode === "resource_exhausted" || name === "RateLimitError") {
 		return { kind: "rate-limit", message: `Cursor rate limit or quota reached: ${clean}. Wait and retry.` };
+	}
+	const connection = connectionFailure(error);
+	if (connection) {
+		// "network error" is wording Pi's automatic retry recognises.
+		const { reason, transient } = connectionReason(connection);
+		const message = transient
+			? `Cursor connection failed (network error): ${scrubText(reason, secrets)}. This is usually temporary: retry.`
+			: `Cursor could not be reached (network error): ${scrubText(reason, secrets)}. Check your network connection, proxy or firewall, then retry.`;
+		return { kind: "network", message };
 	}
 	if (
 		effectiveCode === "unavailable" ||

@@ -4,7 +4,7 @@ import { keyFingerprint } from "../catalog/cache.ts";
 import { buildBootstrapPrompt, buildIncrementalPrompt, type CursorPrompt } from "../prompt/transcript.ts";
 import type { AgentDefinition, AgentOptions, CursorSdk, OpenStore, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
-import type { SettingSources } from "../settings/env.ts";
+import type { SettingSources } from "../settings/env-parse.ts";
 import type { LiveRun } from "../turn/live-run.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
@@ -31,7 +31,7 @@ export interface PoolRequest {
 	/** Local safety controls to enable; only enabled ones are present (and only they join the pool key). */
 	safety?: { autoReview?: true; sandboxOptions?: { enabled: true } };
 	/** The Pi tools bridged to Cursor this turn; a changed set starts a new agent (its bootstrap names them). */
-	tools?: { fingerprint: string; manifest: string };
+	tools?: { fingerprint: string; manifest: string; skillTool?: string };
 }
 
 export interface PoolHooks {
@@ -291,7 +291,10 @@ export class SessionAgentPool {
 			const store = await watch.race(this.storeFor(request.cwd).open);
 			const agent = await watch.race(this.sdk.createAgent(this.agentOptions(request, store)), closeAgent);
 			this.pooled = { agent, poolKey, coverage: undefined };
-			prompt = buildBootstrapPrompt(request.messages, { manifest: request.tools?.manifest });
+			prompt = buildBootstrapPrompt(request.messages, {
+				manifest: request.tools?.manifest,
+				...(request.tools?.skillTool ? { skillTool: request.tools.skillTool } : {}),
+			});
 			incrementalSends = 0;
 			kind = "bootstrap";
 		}

@@ -7,19 +7,18 @@
 // created one by one, mode 0700. An unsafe root is an error, never a silent fallback to the default.
 import { chmodSync, lstatSync, mkdirSync, type Stats } from "node:fs";
 import { isAbsolute, parse, sep } from "node:path";
+import { redactSecrets } from "../sdk/errors.ts";
+import { type CursorEnv, ENV_VARS } from "../settings/env.ts";
 
-export const ENV_STATE_ROOT = "PI_CURSOR_SDK_STATE_ROOT";
+const ENV_STATE_ROOT = ENV_VARS.stateRoot.name;
 
 export type StoreRootChoice =
 	| { readonly kind: "default" }
 	| { readonly kind: "custom"; readonly path: string; readonly source: "env" | "user" };
 
 /** The winning root setting (trimmed; blank values do not count). Pure. */
-export function chooseStoreRoot(
-	env: Readonly<Record<string, string | undefined>>,
-	userStoreRoot: string | undefined,
-): StoreRootChoice {
-	const fromEnv = env[ENV_STATE_ROOT]?.trim();
+export function chooseStoreRoot(env: Pick<CursorEnv, "stateRoot">, userStoreRoot: string | undefined): StoreRootChoice {
+	const fromEnv = env.stateRoot;
 	if (fromEnv) return { kind: "custom", path: fromEnv, source: "env" };
 	const fromUser = userStoreRoot?.trim();
 	if (fromUser) return { kind: "custom", path: fromUser, source: "user" };
@@ -28,7 +27,8 @@ export function chooseStoreRoot(
 
 export function describeChoice(choice: StoreRootChoice): string {
 	if (choice.kind === "default") return "the SDK's default state root";
-	return choice.source === "env" ? `${ENV_STATE_ROOT}="${choice.path}"` : `local.storeRoot "${choice.path}"`;
+	const path = redactSecrets(choice.path);
+	return choice.source === "env" ? `${ENV_STATE_ROOT}="${path}"` : `local.storeRoot "${path}"`;
 }
 
 /** Problems visible in the text of the path alone (pure); `undefined` when the text is acceptable. */

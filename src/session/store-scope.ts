@@ -1,13 +1,7 @@
 // The persisted session's store directory under the chosen state root: computed at session start, checked (and
 // claimed for cleanup) when a turn uses it, and moved when the root setting changes between turns.
 import { claimStore, releaseStore, type StoreOwner } from "./cleanup.ts";
-import {
-	chooseStoreRoot,
-	pathTextProblem,
-	prepareStoreRoot,
-	type StoreRootChoice,
-	unsafeRootMessage,
-} from "./store-root.ts";
+import { pathTextProblem, prepareStoreRoot, type StoreRootChoice, unsafeRootMessage } from "./store-root.ts";
 import { sessionStoreDir } from "./stores.ts";
 
 export type TurnStore =
@@ -57,9 +51,9 @@ export class SessionStoreScope {
 	 * Before a persisted session's turn: the store dir under the current root setting, or why the turn cannot use
 	 * it. `moved` means the root changed since the pool was bound (the pool must start over in the new store).
 	 */
-	forTurn(env: Readonly<Record<string, string | undefined>>, userStoreRoot: string | undefined): TurnStore {
+	forTurn(choice: StoreRootChoice): TurnStore {
 		if (!this.owner) return { ok: true, storeDir: undefined, moved: false };
-		const root = this.checkRoot(chooseStoreRoot(env, userStoreRoot));
+		const root = this.checkRoot(choice);
 		if (!root.ok) return root;
 		const storeDir = sessionStoreDir(root.root, this.owner.sessionId);
 		const moved = storeDir !== this.bound;

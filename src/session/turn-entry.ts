@@ -5,7 +5,7 @@ import type { Model, SimpleStreamOptions } from "@earendil-works/pi-ai";
 import type { CatalogState } from "../catalog/state.ts";
 import type { TurnEntry, TurnRuntime } from "../runtime/types.ts";
 import type { CursorError } from "../sdk/errors.ts";
-import { type EnvRecord, readCursorEnv } from "../settings/env.ts";
+import { type EnvRecord, readEnv } from "../settings/env.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
 import type { SessionSettings } from "../settings/session-settings.ts";
 import { catalogSubagentResolver } from "../settings/subagents.ts";
@@ -54,18 +54,19 @@ export class SessionTurnEntry implements TurnEntry {
 		// Edits to cursor-sdk.json apply from the next send (a continued run keeps its agent and store).
 		if (!continuing) local.reload();
 		const summary = this.isSummary(options?.signal);
+		const env = readEnv(this.deps.env);
 		const setup = resolveTurnSetup({
 			modelId: model.id,
 			row: catalog.resolve(model.id),
 			options,
-			settings: settings.input(model),
-			env: readCursorEnv(this.deps.env),
+			settings: settings.input(model, env),
+			env,
 			subagents: local.subagents(catalogSubagentResolver(catalog)),
 			summary,
 		});
 		// Summaries use a temporary store; every other send of a persisted session needs a safe state root.
 		if ("kind" in setup || continuing || summary) return setup;
-		const store = this.deps.stores.forTurn(this.deps.env, local.current.user.local?.storeRoot);
+		const store = this.deps.stores.forTurn(local.storeRoot(env));
 		if (!store.ok) return { kind: "configuration", message: store.message } satisfies CursorError;
 		if (store.moved) this.deps.storeMoved(store.storeDir);
 		return setup;

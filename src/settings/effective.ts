@@ -2,11 +2,12 @@
  * Pure precedence rules for Cursor-only settings (fast, SDK mode, local HTTP/1.1 transport) and the footer status.
  *
  * The caller gathers everything into one plain {@link EffectiveSettingsInput} object from Pi (selected model,
- * `pi.getFlag`, restored session state, user config, `process.env`) and gets plain values back.
+ * `pi.getFlag`, restored session state, user config, the parsed environment) and gets plain values back.
  */
 
-import type { CursorSdkUserConfig } from "./config-file.ts";
-import { ENV_FOOTER, ENV_HTTP_1_1, type EnvRecord, parseBooleanSetting } from "./env.ts";
+import type { CursorSdkUserConfig } from "./config-schema.ts";
+import type { CursorEnv } from "./env.ts";
+import { parseBooleanSetting } from "./env-parse.ts";
 import { resolveSafety } from "./safety.ts";
 import { CURSOR_MODES, type CursorMode, type CursorSessionState, isCursorMode } from "./session-state.ts";
 
@@ -42,6 +43,9 @@ export interface CursorFlagsInput {
 
 export type CursorRuntime = "local" | "cloud";
 
+/** The environment variables these rules read. */
+export type EffectiveEnv = Pick<CursorEnv, "useHttp1" | "footer" | "autoReview" | "sandbox">;
+
 export interface EffectiveSettingsInput {
 	/** The active model; `undefined` or `isCursor: false` for non-Cursor models. */
 	readonly model: CursorModelInput | undefined;
@@ -54,8 +58,8 @@ export interface EffectiveSettingsInput {
 	readonly config?: CursorSdkUserConfig;
 	/** The trusted project `.pi/cursor-sdk.json` (only the local safety controls read it). */
 	readonly projectConfig?: CursorSdkUserConfig;
-	/** Environment (normally `process.env`). */
-	readonly env?: EnvRecord;
+	/** The environment's settings (see `readEnv`); absent means every variable unset. */
+	readonly env?: EffectiveEnv;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -191,7 +195,7 @@ export interface HttpResolution {
 export function resolveHttp1(input: EffectiveSettingsInput): HttpResolution {
 	const session = input.session?.useHttp1;
 	if (typeof session === "boolean") return { useHttp1: session, source: "session" };
-	const env = parseBooleanSetting(input.env?.[ENV_HTTP_1_1]);
+	const env = input.env?.useHttp1;
 	if (env !== undefined) return { useHttp1: env, source: "env" };
 	const user = input.config?.local?.useHttp1ForAgent;
 	if (typeof user === "boolean") return { useHttp1: user, source: "user" };
@@ -214,8 +218,8 @@ export interface EffectiveSettings {
 }
 
 /** Whether `PI_CURSOR_FOOTER` allows the Cursor status (default on). */
-export function isFooterEnabled(env: EnvRecord | undefined): boolean {
-	return parseBooleanSetting(env?.[ENV_FOOTER]) ?? true;
+export function isFooterEnabled(env: EffectiveEnv | undefined): boolean {
+	return env?.footer ?? true;
 }
 
 function statusText(input: EffectiveSettingsInput, fast: FastResolution, mode: ModeResolution, http: HttpResolution) {

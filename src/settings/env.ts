@@ -1,163 +1,225 @@
-/**
- * Environment-variable parsing for pi-cursor-sdk settings.
- *
- * Every function takes the environment as an argument (normally `process.env`, passed in by the caller) so the
- * parsing stays pure and testable. Nothing here reads `process.env` directly.
- */
+// Every environment variable pi-cursor-sdk reads, in one table: name, default, parser, meaning. Modules get the
+// values from `readEnv` (the turn resolver reads the environment once per turn) or read one variable through
+// `readEnvVar`; nothing else names a variable to read it. README's tables list the same names and defaults
+// (test/unit/settings-env-readme.test.ts). Pure: the caller passes the environment (normally `process.env`).
+
+import {
+	booleanWord,
+	DEFAULT_SETTING_SOURCES,
+	decimalMs,
+	MAX_TIMER_MS,
+	nonEmptyText,
+	type Parsed,
+	type Parser,
+	positiveWholeNumber,
+	rawText,
+	type SettingSourcesResult,
+	settingSourcesList,
+	trimmedText,
+} from "./env-parse.ts";
 
 /** A read-only view of an environment (`process.env` satisfies it). */
 export type EnvRecord = Readonly<Record<string, string | undefined>>;
 
-export const ENV_HTTP_1_1 = "PI_CURSOR_HTTP_1_1";
-export const ENV_FOOTER = "PI_CURSOR_FOOTER";
-export const ENV_SETTING_SOURCES = "PI_CURSOR_SETTING_SOURCES";
-export const ENV_HIDE_MODELS_WHEN_LOGGED_OUT = "PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT";
-export const ENV_DISABLE_MODEL_CACHE = "PI_CURSOR_SDK_DISABLE_MODEL_CACHE";
-export const ENV_MODEL_CACHE_TTL_MS = "PI_CURSOR_SDK_MODEL_CACHE_TTL_MS";
-
-/** Default catalog cache TTL (24 hours). */
-export const DEFAULT_MODEL_CACHE_TTL_MS = 86_400_000;
-export const ENV_MODEL_REFRESH_TIMEOUT_MS = "PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS";
-export const DEFAULT_MODEL_REFRESH_TIMEOUT_MS = 15_000;
-export const ENV_FIRST_RESPONSE_TIMEOUT_MS = "PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS";
-export const DEFAULT_FIRST_RESPONSE_TIMEOUT_MS = 45_000;
-export const ENV_STREAM_IDLE_TIMEOUT_MS = "PI_CURSOR_STREAM_IDLE_TIMEOUT_MS";
-export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
-export const ENV_LIVE_RUN_IDLE_DISPOSE_MS = "PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS";
-export const DEFAULT_LIVE_RUN_IDLE_DISPOSE_MS = 300_000;
-/** The longest delay a timer takes (2^31 − 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
-
-const FALSE_WORDS: ReadonlySet<string> = new Set(["0", "false", "off", "none", "no", "disabled"]);
-const TRUE_WORDS: ReadonlySet<string> = new Set(["1", "true", "on", "yes", "enabled"]);
-
-/**
- * Parses the shared boolean vocabulary: `0/false/off/none/no/disabled` → false, `1/true/on/yes/enabled` → true
- * (case-insensitive, surrounding whitespace ignored). Unset, blank or unrecognized values → `undefined`.
- */
-export function parseBooleanSetting(value: string | undefined): boolean | undefined {
-	if (value === undefined) return undefined;
-	const word = value.trim().toLowerCase();
-	if (word === "") return undefined;
-	if (TRUE_WORDS.has(word)) return true;
-	if (FALSE_WORDS.has(word)) return false;
-	return undefined;
+export interface EnvVar<T> {
+	readonly name: string;
+	/** The value when the variable is unset, or its value means nothing or is reported. */
+	readonly default: T;
+	readonly parse: Parser<T>;
+	/** The default as README shows it, when it is not `on`/`off`/`unset` or the number itself. */
+	readonly shown?: string;
+	/** A second spelling read when the first is unset or unusable (e.g. `_SECONDS` after `_MS`). */
+	readonly also?: { readonly name: string; readonly parse: Parser<T> };
+	readonly meaning: string;
 }
 
-/** Reads a boolean environment variable with the shared vocabulary; unset/blank/unrecognized → `defaultValue`. */
-export function readBooleanEnv(env: EnvRecord, name: string, defaultValue: boolean): boolean {
-	return parseBooleanSetting(env[name]) ?? defaultValue;
+const entry = <T>(v: EnvVar<T>): EnvVar<T> => v;
+const flag = (name: string, value: boolean, meaning: string) =>
+	entry<boolean>({ name, default: value, parse: booleanWord, meaning });
+/** A boolean that is `undefined` when unset, so another setting decides. */
+const choice = (name: string, meaning: string) =>
+	entry<boolean | undefined>({ name, default: undefined, parse: booleanWord, meaning });
+const timer = (name: string, value: number, meaning: string) =>
+	entry<number>({ name, default: value, parse: decimalMs(1, MAX_TIMER_MS), meaning });
+const MCP_COMPLAINT = "is not a positive whole number; using the default.";
+const mcpTimeout = (names: [ms: string, seconds: string], value: number, shown: string, meaning: string) =>
+	entry<number>({
+		name: names[0],
+		default: value,
+		parse: positiveWholeNumber(1, MAX_TIMER_MS, MCP_COMPLAINT),
+		also: { name: names[1], parse: positiveWholeNumber(1000, MAX_TIMER_MS, MCP_COMPLAINT) },
+		shown,
+		meaning,
+	});
+const NATIVES = "set by us";
+/** Trimmed text, unset when blank. */
+const cloudText = (name: string, meaning: string) =>
+	entry<string | undefined>({ name, default: undefined, parse: trimmedText, shown: "–", meaning });
+
+export const ENV_VARS = {
+	apiKey: entry<string | undefined>({
+		name: "CURSOR_API_KEY",
+		default: undefined,
+		parse: nonEmptyText,
+		shown: "–",
+		meaning: "the Cursor API key when Pi has none stored",
+	}),
+	hideModelsWhenLoggedOut: flag("PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT", false, "hide Cursor models without a key"),
+	modelCacheTtlMs: entry<number>({
+		name: "PI_CURSOR_SDK_MODEL_CACHE_TTL_MS",
+		default: 86_400_000,
+		parse: decimalMs(0),
+		meaning: "how long a cached catalog is fresh (0: always stale)",
+	}),
+	disableModelCache: flag("PI_CURSOR_SDK_DISABLE_MODEL_CACHE", false, "never read or write the catalog cache"),
+	modelRefreshTimeoutMs: entry<number>({
+		name: "PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS",
+		default: 15_000,
+		parse: decimalMs(1),
+		meaning: "bound of one live catalog request",
+	}),
+	footer: flag("PI_CURSOR_FOOTER", true, "show the Cursor footer status"),
+	settingSources: entry<SettingSourcesResult>({
+		name: "PI_CURSOR_SETTING_SOURCES",
+		default: DEFAULT_SETTING_SOURCES,
+		parse: settingSourcesList,
+		shown: "`all`",
+		meaning: "which Cursor settings the agent loads",
+	}),
+	preservePiAgentsMd: flag("PI_CURSOR_PRESERVE_PI_AGENTS_MD", false, "keep Pi's context files Cursor loads itself"),
+	useHttp1: choice("PI_CURSOR_HTTP_1_1", "force the HTTP/1.1 transport on or off"),
+	localResume: flag("PI_CURSOR_LOCAL_RESUME", true, "resume a saved session's Cursor conversation"),
+	stateRoot: entry<string | undefined>({
+		name: "PI_CURSOR_SDK_STATE_ROOT",
+		default: undefined,
+		parse: trimmedText,
+		shown: "SDK default",
+		meaning: "absolute directory of the per-session Cursor stores",
+	}),
+	eventDebug: flag("PI_CURSOR_SDK_EVENT_DEBUG", false, "capture every SDK event under the state root"),
+	autoReview: choice("PI_CURSOR_AUTO_REVIEW", "Cursor's auto-review on or off (beats the config files)"),
+	sandbox: choice("PI_CURSOR_SANDBOX", "Cursor's sandbox on or off (beats the config files)"),
+	firstResponseTimeoutMs: timer("PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS", 45_000, "wait for Cursor's first event"),
+	streamIdleTimeoutMs: timer("PI_CURSOR_STREAM_IDLE_TIMEOUT_MS", 300_000, "silence allowed mid-answer"),
+	liveRunIdleDisposeMs: timer("PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS", 300_000, "keep a run waiting for Pi's tools"),
+	nativeToolDisplay: flag("PI_CURSOR_NATIVE_TOOL_DISPLAY", true, "replay Cursor's tool calls as Pi tool cards"),
+	taskPresentation: entry<"subagent" | "task">({
+		name: "PI_CURSOR_TASK_PRESENTATION",
+		default: "subagent",
+		parse: (raw): Parsed<"subagent" | "task"> => (raw.trim().toLowerCase() === "task" ? { value: "task" } : {}),
+		shown: "`subagent`",
+		meaning: '`task` titles Cursor\'s subagent calls "Cursor task"',
+	}),
+	registerNativeTools: flag("PI_CURSOR_REGISTER_NATIVE_TOOLS", true, "shadow Pi's tool names for the cards"),
+	treeSitterVendorDir: entry<string | undefined>({
+		name: "CURSOR_TREE_SITTER_VENDOR_DIR",
+		default: undefined,
+		parse: rawText,
+		shown: NATIVES,
+		meaning: "the SDK's native parser folder (set at load when unset)",
+	}),
+	ripgrepPath: entry<string | undefined>({
+		name: "CURSOR_RIPGREP_PATH",
+		default: undefined,
+		parse: rawText,
+		shown: NATIVES,
+		meaning: "the SDK's ripgrep binary (set at load when unset)",
+	}),
+	backendUrl: entry<string | undefined>({
+		name: "CURSOR_BACKEND_URL",
+		default: undefined,
+		parse: trimmedText,
+		meaning: "the SDK's backend address (read only for /cursor-doctor)",
+	}),
+	piToolBridge: flag("PI_CURSOR_PI_TOOL_BRIDGE", true, "serve Pi's tools to Cursor"),
+	exposeBuiltinTools: flag("PI_CURSOR_EXPOSE_BUILTIN_TOOLS", false, "also bridge Pi's built-in tools"),
+	toolManifest: flag("PI_CURSOR_TOOL_MANIFEST", true, "list the bridged tools in the first message"),
+	bridgeCallTimeoutMs: entry<number | undefined>({
+		name: "PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS",
+		default: undefined,
+		parse: positiveWholeNumber(1, Number.MAX_SAFE_INTEGER, "is not a positive whole number of milliseconds."),
+		shown: "MCP tool timeout",
+		meaning: "deadline of one bridged call (never above the MCP tool timeout)",
+	}),
+	bridgeDebug: flag("PI_CURSOR_PI_TOOL_BRIDGE_DEBUG", false, "one JSON line per bridge event on stderr"),
+	mcpToolTimeoutMs: mcpTimeout(
+		["PI_CURSOR_MCP_TOOL_TIMEOUT_MS", "PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS"],
+		3_600_000,
+		"3600 s",
+		"the SDK's MCP tool-call wait",
+	),
+	mcpConnectTimeoutMs: mcpTimeout(
+		["PI_CURSOR_MCP_CONNECT_TIMEOUT_MS", "PI_CURSOR_MCP_CONNECT_TIMEOUT_SECONDS"],
+		10_000,
+		"10 s",
+		"the SDK's MCP connect/list wait",
+	),
+	askQuestion: flag("PI_CURSOR_ASK_QUESTION", false, "register cursor_ask_question"),
+	// Cursor Cloud (src/cloud/; the cloud runtime is not selectable yet).
+	cloudAck: choice("PI_CURSOR_CLOUD_ACK", "confirm cloud turns without the TUI"),
+	cloudRepo: cloudText("PI_CURSOR_CLOUD_REPO", "HTTPS repository a cloud agent works on"),
+	cloudBranch: cloudText("PI_CURSOR_CLOUD_BRANCH", "the branch a cloud agent starts from"),
+	cloudContext: cloudText("PI_CURSOR_CLOUD_CONTEXT", "`bootstrap` sends the prior conversation (default `fresh`)"),
+	cloudDirectPush: choice("PI_CURSOR_CLOUD_DIRECT_PUSH", "work on the current branch"),
+	cloudAutoCreatePr: choice("PI_CURSOR_CLOUD_AUTO_CREATE_PR", "open a pull request when done"),
+	cloudSkipReviewerRequest: choice("PI_CURSOR_CLOUD_SKIP_REVIEWER_REQUEST", "request no reviewer on that PR"),
+	cloudAllowLocalState: choice("PI_CURSOR_CLOUD_ALLOW_LOCAL_STATE", "skip the local git state check"),
+	cloudEnvType: cloudText("PI_CURSOR_CLOUD_ENV_TYPE", "Cursor environment type: cloud, pool or machine"),
+	cloudEnvName: cloudText("PI_CURSOR_CLOUD_ENV_NAME", "Cursor environment name"),
+	cloudEnv: cloudText("PI_CURSOR_CLOUD_ENV", "env forwarding: not supported, fails closed"),
+	cloudEnvFromFiles: choice("PI_CURSOR_CLOUD_ENV_FROM_FILES", "env forwarding: not supported, fails closed"),
+};
+
+export type EnvKey = keyof typeof ENV_VARS;
+type ValueOf<V> = V extends EnvVar<infer T> ? T : never;
+export type EnvValues = { readonly [K in EnvKey]: ValueOf<(typeof ENV_VARS)[K]> };
+
+export interface EnvProblem {
+	readonly key: EnvKey;
+	/** Names the variable and its value. The default is used instead (an unusable setting-sources list fails turns). */
+	readonly message: string;
 }
 
-/** Individual Cursor setting sources accepted by `local.settingSources`. */
-export const SETTING_SOURCE_NAMES = ["project", "user", "team", "mdm", "plugins"] as const;
-export type SettingSourceName = (typeof SETTING_SOURCE_NAMES)[number];
-/** The value passed to the SDK: `["all"]`, `[]` (none) or a list of individual sources. */
-export type SettingSources = readonly ["all"] | readonly SettingSourceName[];
+/** The parsed environment, with one problem per unusable value that is worth reporting. */
+export type CursorEnv = EnvValues & { readonly problems: readonly EnvProblem[] };
 
-export type SettingSourcesResult =
-	| { readonly ok: true; readonly sources: SettingSources; readonly isDefault: boolean }
-	| { readonly ok: false; readonly error: string; readonly raw: string };
-
-const SETTING_SOURCE_SET: ReadonlySet<string> = new Set(SETTING_SOURCE_NAMES);
-
-/**
- * Parses `PI_CURSOR_SETTING_SOURCES`. Unset/blank → `["all"]` (default); `all` → `["all"]`; `none` → `[]`;
- * otherwise a comma list of `project,user,team,mdm,plugins` (case-insensitive, deduplicated, order kept, empty
- * items ignored). `all`/`none` mixed with other values, or unknown names, return an error value (never throws).
- */
-export function parseSettingSources(value: string | undefined): SettingSourcesResult {
-	if (value === undefined || value.trim() === "") return { ok: true, sources: ["all"], isDefault: true };
-	const items = value
-		.split(",")
-		.map((item) => item.trim().toLowerCase())
-		.filter((item) => item !== "");
-	const valid = `Use "all", "none", or a comma-separated list of ${SETTING_SOURCE_NAMES.join(", ")}.`;
-	if (items.length === 0) {
-		return { ok: false, raw: value, error: `${ENV_SETTING_SOURCES}="${value}" names no setting source. ${valid}` };
+function readOne<T>(env: EnvRecord, variable: EnvVar<T>, problems: string[]): T {
+	for (const spelling of variable.also ? [variable, variable.also] : [variable]) {
+		const raw = env[spelling.name];
+		if (raw === undefined) continue;
+		const parsed = spelling.parse(raw, spelling.name);
+		if (parsed.problem !== undefined) problems.push(parsed.problem);
+		if ("value" in parsed) return parsed.value;
 	}
-	const unknown = items.filter((item) => item !== "all" && item !== "none" && !SETTING_SOURCE_SET.has(item));
-	if (unknown.length > 0) {
-		const list = [...new Set(unknown)].map((item) => `"${item}"`).join(", ");
-		return {
-			ok: false,
-			raw: value,
-			error: `${ENV_SETTING_SOURCES} has unknown setting source ${list}. ${valid}`,
-		};
+	return variable.default;
+}
+
+/** Reads and parses every variable of the table. */
+export function readEnv(env: EnvRecord): CursorEnv {
+	const values: Record<string, unknown> = {};
+	const problems: EnvProblem[] = [];
+	for (const key of Object.keys(ENV_VARS) as EnvKey[]) {
+		const messages: string[] = [];
+		values[key] = readOne<unknown>(env, ENV_VARS[key] as EnvVar<unknown>, messages);
+		for (const message of messages) problems.push({ key, message });
 	}
-	const unique = [...new Set(items)];
-	for (const keyword of ["all", "none"] as const) {
-		if (unique.includes(keyword)) {
-			if (unique.length > 1) {
-				return {
-					ok: false,
-					raw: value,
-					error: `${ENV_SETTING_SOURCES} cannot combine "${keyword}" with other values. ${valid}`,
-				};
-			}
-			return { ok: true, sources: keyword === "all" ? ["all"] : [], isDefault: false };
-		}
-	}
-	return { ok: true, sources: unique as SettingSourceName[], isDefault: false };
+	return { ...(values as EnvValues), problems };
 }
 
-/**
- * Parses `PI_CURSOR_SDK_MODEL_CACHE_TTL_MS`: decimal digits only (no sign, no whitespace) up to
- * `Number.MAX_SAFE_INTEGER`; `0` is allowed (always stale). Unset/blank/malformed → the 24 h default.
- */
-export function parseModelCacheTtlMs(value: string | undefined): number {
-	return parseMilliseconds(value, DEFAULT_MODEL_CACHE_TTL_MS, 0);
+/** Reads one variable through the table (for code that runs outside a turn). */
+export function readEnvVar<K extends EnvKey>(env: EnvRecord, key: K): EnvValues[K] {
+	return readOne<unknown>(env, ENV_VARS[key] as EnvVar<unknown>, []) as EnvValues[K];
 }
 
-/** Decimal digits only, at least `min`, up to `Number.MAX_SAFE_INTEGER`; anything else → `fallback`. */
-function parseMilliseconds(value: string | undefined, fallback: number, min: number): number {
-	if (value === undefined || !/^\d+$/.test(value)) return fallback;
-	const parsed = Number(value);
-	return Number.isSafeInteger(parsed) && parsed >= min ? parsed : fallback;
+/** The problem messages of some variables, in table order. */
+export function envProblems(env: Pick<CursorEnv, "problems">, ...keys: EnvKey[]): string[] {
+	return env.problems.filter((problem) => keys.includes(problem.key)).map((problem) => problem.message);
 }
 
-/** A timer duration: decimal milliseconds from 1 to 2^31 − 1; anything else → `fallback`. */
-export function parseTimerMs(value: string | undefined, fallback: number): number {
-	const parsed = parseMilliseconds(value, fallback, 1);
-	return parsed <= MAX_TIMER_MS ? parsed : fallback;
-}
-
-/** The environment-derived settings this package needs today. */
-export interface CursorEnvSettings {
-	/** `PI_CURSOR_HTTP_1_1`: explicit true/false, or `undefined` when unset/blank/unrecognized. */
-	readonly useHttp1: boolean | undefined;
-	/** `PI_CURSOR_FOOTER`: default on; a false word hides the Cursor status. */
-	readonly footer: boolean;
-	/** `PI_CURSOR_SETTING_SOURCES`: parsed list or an error value. */
-	readonly settingSources: SettingSourcesResult;
-	/** `PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT`: default off. */
-	readonly hideModelsWhenLoggedOut: boolean;
-	/** `PI_CURSOR_SDK_DISABLE_MODEL_CACHE`: default off. */
-	readonly disableModelCache: boolean;
-	/** `PI_CURSOR_SDK_MODEL_CACHE_TTL_MS`: default 86 400 000. */
-	readonly modelCacheTtlMs: number;
-	/** `PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS`: bound of one live catalog request, default 15 000. */
-	readonly modelRefreshTimeoutMs: number;
-	/** `PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS`: how long a turn waits for Cursor's first event, default 45 000. */
-	readonly firstResponseTimeoutMs: number;
-	/** `PI_CURSOR_STREAM_IDLE_TIMEOUT_MS`: how long a running stream may stay silent, default 300 000. */
-	readonly streamIdleTimeoutMs: number;
-	/** `PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS`: how long a run waiting for Pi's tool results is kept, default 300 000. */
-	readonly liveRunIdleDisposeMs: number;
-}
-
-/** Reads every environment setting above from `env`. */
-export function readCursorEnv(env: EnvRecord): CursorEnvSettings {
-	return {
-		useHttp1: parseBooleanSetting(env[ENV_HTTP_1_1]),
-		footer: readBooleanEnv(env, ENV_FOOTER, true),
-		settingSources: parseSettingSources(env[ENV_SETTING_SOURCES]),
-		hideModelsWhenLoggedOut: readBooleanEnv(env, ENV_HIDE_MODELS_WHEN_LOGGED_OUT, false),
-		disableModelCache: readBooleanEnv(env, ENV_DISABLE_MODEL_CACHE, false),
-		modelCacheTtlMs: parseModelCacheTtlMs(env[ENV_MODEL_CACHE_TTL_MS]),
-		modelRefreshTimeoutMs: parseMilliseconds(env[ENV_MODEL_REFRESH_TIMEOUT_MS], DEFAULT_MODEL_REFRESH_TIMEOUT_MS, 1),
-		firstResponseTimeoutMs: parseTimerMs(env[ENV_FIRST_RESPONSE_TIMEOUT_MS], DEFAULT_FIRST_RESPONSE_TIMEOUT_MS),
-		streamIdleTimeoutMs: parseTimerMs(env[ENV_STREAM_IDLE_TIMEOUT_MS], DEFAULT_STREAM_IDLE_TIMEOUT_MS),
-		liveRunIdleDisposeMs: parseTimerMs(env[ENV_LIVE_RUN_IDLE_DISPOSE_MS], DEFAULT_LIVE_RUN_IDLE_DISPOSE_MS),
-	};
+/** A variable's default as README's tables show it. */
+export function shownDefault(variable: EnvVar<unknown>): string {
+	if (variable.shown !== undefined) return variable.shown;
+	if (variable.default === undefined) return "unset";
+	if (typeof variable.default === "boolean") return variable.default ? "on" : "off";
+	return String(variable.default);
 }

@@ -1,7 +1,10 @@
 // Reads the user `cursor-sdk.json` and, for a trusted project, `.pi/cursor-sdk.json`, with every warning they give
 // (file problems and skipped subagents). Re-read at each turn, so edits apply to the next one.
 import type { AgentDefinition } from "../sdk/cursor-sdk.ts";
-import { CursorSdkConfigFile, type CursorSdkUserConfig } from "./config-file.ts";
+import { chooseStoreRoot, type StoreRootChoice } from "../session/store-root.ts";
+import { CursorSdkConfigFile } from "./config-file.ts";
+import type { CursorSdkUserConfig } from "./config-schema.ts";
+import type { CursorEnv } from "./env.ts";
 import { type ProjectTrustFacts, projectConfigPath, projectConfigTrusted } from "./project-config.ts";
 import {
 	buildSubagentDefinitions,
@@ -101,6 +104,11 @@ export class LocalAgentConfig {
 		this.current = readLocalConfig(this.userFile, this.projectFile);
 		this.warnings.report(this.current.warnings, this.notify);
 		return this.current;
+	}
+
+	/** Where the session stores go: `PI_CURSOR_SDK_STATE_ROOT` > the user file's `local.storeRoot` > SDK default. */
+	storeRoot(env: Pick<CursorEnv, "stateRoot">): StoreRootChoice {
+		return chooseStoreRoot(env, this.current.user.local?.storeRoot);
 	}
 
 	/** The definitions a turn sends (trusted project set over the user set) and their digest; `{}` for none. */

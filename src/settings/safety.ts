@@ -1,14 +1,12 @@
 // Cursor's local safety controls (auto-review, sandbox): off unless something explicitly turns them on. Pure.
-import type { CursorSdkUserConfig } from "./config-file.ts";
-import { type EnvRecord, parseBooleanSetting } from "./env.ts";
-
-export const ENV_AUTO_REVIEW = "PI_CURSOR_AUTO_REVIEW";
-export const ENV_SANDBOX = "PI_CURSOR_SANDBOX";
+import type { CursorSdkUserConfig } from "./config-schema.ts";
+import type { CursorEnv } from "./env.ts";
 
 export interface SafetyInput {
 	/** `--cursor-auto-review` / `--cursor-sandbox` (`true` when given). */
 	readonly flags?: { readonly autoReview?: unknown; readonly sandbox?: unknown };
-	readonly env?: EnvRecord;
+	/** `PI_CURSOR_AUTO_REVIEW` / `PI_CURSOR_SANDBOX` (see `readEnv`). */
+	readonly env?: Pick<CursorEnv, "autoReview" | "sandbox">;
 	/** The trusted project `.pi/cursor-sdk.json` (absent when the project is not trusted). */
 	readonly project?: CursorSdkUserConfig;
 	readonly user?: CursorSdkUserConfig;
@@ -20,10 +18,9 @@ export interface SafetySettings {
 }
 
 /** flag (only turns on) > env (true/false) > trusted project config > user config > off. */
-function resolveOne(flag: unknown, env: string | undefined, project: unknown, user: unknown): boolean {
+function resolveOne(flag: unknown, env: boolean | undefined, project: unknown, user: unknown): boolean {
 	if (flag === true) return true;
-	const fromEnv = parseBooleanSetting(env);
-	if (fromEnv !== undefined) return fromEnv;
+	if (env !== undefined) return env;
 	if (typeof project === "boolean") return project;
 	return user === true;
 }
@@ -32,13 +29,13 @@ export function resolveSafety(input: SafetyInput): SafetySettings {
 	return {
 		autoReview: resolveOne(
 			input.flags?.autoReview,
-			input.env?.[ENV_AUTO_REVIEW],
+			input.env?.autoReview,
 			input.project?.local?.autoReview,
 			input.user?.local?.autoReview,
 		),
 		sandbox: resolveOne(
 			input.flags?.sandbox,
-			input.env?.[ENV_SANDBOX],
+			input.env?.sandbox,
 			input.project?.local?.sandboxOptions?.enabled,
 			input.user?.local?.sandboxOptions?.enabled,
 		),

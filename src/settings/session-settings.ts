@@ -10,7 +10,7 @@ import {
 	parseFastForceFlags,
 	resolveEffectiveSettings,
 } from "./effective.ts";
-import type { EnvRecord } from "./env.ts";
+import { type CursorEnv, type EnvRecord, readEnv } from "./env.ts";
 import type { LocalAgentConfig } from "./local-config.ts";
 import {
 	applySessionEntry,
@@ -69,8 +69,11 @@ export class SessionSettings {
 		};
 	}
 
-	/** The input of the precedence rules for `model` (default: the active model). */
-	input(model: Model<string> | undefined = this.activeModel): EffectiveSettingsInput {
+	/** The input of the precedence rules for `model` (default: the active model), with `env` as read for a turn. */
+	input(
+		model: Model<string> | undefined = this.activeModel,
+		env: CursorEnv = readEnv(this.deps.env),
+	): EffectiveSettingsInput {
 		const { user, project } = this.deps.local.current;
 		return {
 			model: this.modelInput(model),
@@ -78,7 +81,7 @@ export class SessionSettings {
 			session: this.state,
 			config: user,
 			projectConfig: project,
-			env: this.deps.env,
+			env,
 		};
 	}
 

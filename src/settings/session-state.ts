@@ -1,8 +1,12 @@
 /**
  * Cursor-only session state persisted as Pi custom entries (`pi.appendEntry(customType, data)`), which appear on the
  * session branch as `{ type: "custom", customType, data }`. The in-memory state is only a cache rebuilt from the
- * branch on `session_start` (startup, resume, fork, reload) with {@link restoreSessionState}.
+ * branch on `session_start` (startup, resume, fork, reload) with {@link restoreSessionState}. Entries are checked
+ * against their schemas when restored: a malformed one is ignored.
  */
+import { Type } from "typebox";
+import { Value } from "typebox/value";
+import { defineOwn } from "./plain-data.ts";
 
 export const FAST_ENTRY_TYPE = "pi-cursor-sdk:fast";
 export const MODE_ENTRY_TYPE = "pi-cursor-sdk:mode";
@@ -66,30 +70,32 @@ export function httpEntry(useHttp1: boolean | null): SessionStateEntry {
 	return { customType: HTTP_ENTRY_TYPE, data: { useHttp1 } };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+const FAST_DATA = Type.Object({ modelKey: Type.String({ minLength: 1 }), fast: Type.Boolean() });
+const MODE_DATA = Type.Object({ mode: Type.Union(CURSOR_MODES.map((mode) => Type.Literal(mode))) });
+const HTTP_DATA = Type.Object({ useHttp1: Type.Union([Type.Boolean(), Type.Null()]) });
+/** A custom entry on a session branch (`data` is checked by its type's schema). */
+const CUSTOM_ENTRY = Type.Object({
+	type: Type.Literal("custom"),
+	customType: Type.String(),
+	data: Type.Optional(Type.Unknown()),
+});
 
 /**
  * Applies one custom entry (`customType` + `data`) to `state`, returning a new state. Entries of other types or with
  * malformed data return `state` unchanged. Use this to update the in-memory cache after a successful `appendEntry`.
  */
 export function applySessionEntry(state: CursorSessionState, customType: string, data: unknown): CursorSessionState {
-	if (!isRecord(data)) return state;
 	switch (customType) {
 		case FAST_ENTRY_TYPE: {
-			const { modelKey, fast } = data;
-			if (typeof modelKey !== "string" || modelKey === "" || typeof fast !== "boolean") return state;
+			if (!Value.Check(FAST_DATA, data)) return state;
 			const next = Object.assign(Object.create(null) as Record<string, boolean>, state.fast);
-			Object.defineProperty(next, modelKey, { value: fast, enumerable: true, writable: true, configurable: true });
+			defineOwn(next, data.modelKey, data.fast);
 			return { ...state, fast: next };
 		}
 		case MODE_ENTRY_TYPE:
-			return isCursorMode(data.mode) ? { ...state, mode: data.mode } : state;
-		case HTTP_ENTRY_TYPE: {
-			const value = data.useHttp1;
-			return typeof value === "boolean" || value === null ? { ...state, useHttp1: value } : state;
-		}
+			return Value.Check(MODE_DATA, data) ? { ...state, mode: data.mode } : state;
+		case HTTP_ENTRY_TYPE:
+			return Value.Check(HTTP_DATA, data) ? { ...state, useHttp1: data.useHttp1 } : state;
 		default:
 			return state;
 	}
@@ -102,8 +108,7 @@ export function applySessionEntry(state: CursorSessionState, customType: string,
 export function restoreSessionState(branchEntries: readonly unknown[]): CursorSessionState {
 	let state = emptySessionState();
 	for (const entry of branchEntries) {
-		if (!isRecord(entry) || entry.type !== "custom" || typeof entry.customType !== "string") continue;
-		state = applySessionEntry(state, entry.customType, entry.data);
+		if (Value.Check(CUSTOM_ENTRY, entry)) state = applySessionEntry(state, entry.customType, entry.data);
 	}
 	return state;
 }

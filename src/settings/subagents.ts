@@ -1,16 +1,44 @@
 // `cursor-sdk.json` top-level `subagents` → the SDK's `AgentOptions.agents` (custom agent definitions). Pure.
 import { createHash } from "node:crypto";
 import type { ModelThinkingLevel } from "@earendil-works/pi-ai";
+import { type TSchema, Type } from "typebox";
+import { Value } from "typebox/value";
 import { defaultVariant } from "../catalog/capabilities.ts";
 import type { CatalogState } from "../catalog/state.ts";
-import { matchingThinkingLevel } from "../catalog/thinking-map.ts";
+import { matchingThinkingLevel, PI_THINKING_LEVELS } from "../catalog/thinking-map.ts";
 import type { AgentDefinition, ModelSelection } from "../sdk/cursor-sdk.ts";
 import { buildModelSelection } from "../selection.ts";
+import { defineOwn, isRecord } from "./plain-data.ts";
 
 /** Our naming policy for definitions (not an SDK restriction): short, starts with a letter, no spaces. */
 export const SUBAGENT_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
 
-const THINKING_LEVELS: readonly string[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+// One entry; each field says why an entry that fails it is skipped (the first failing field, in this order, is named).
+const NON_BLANK = "\\S";
+const ENTRY_FIELDS = {
+	description: Type.String({ pattern: NON_BLANK, reason: "description is missing or blank" }),
+	prompt: Type.String({ pattern: NON_BLANK, reason: "prompt is missing or blank" }),
+	model: Type.Optional(Type.String({ reason: 'model must be a model id or "inherit"' })),
+	thinking: Type.Optional(
+		Type.Union(
+			PI_THINKING_LEVELS.map((level) => Type.Literal(level)),
+			{ reason: `thinking must be one of ${PI_THINKING_LEVELS.join(", ")}` },
+		),
+	),
+	fast: Type.Optional(Type.Boolean({ reason: "fast must be true or false" })),
+};
+const ENTRY = Type.Object(ENTRY_FIELDS);
+const NOT_AN_ENTRY = "must be an object with description and prompt";
+
+/** Why an object that is not a usable entry is skipped: its first failing field. */
+function skipReason(raw: Record<string, unknown>): string {
+	const required: readonly string[] = ENTRY.required;
+	for (const [key, field] of Object.entries(ENTRY.properties) as [string, TSchema & { reason?: string }][]) {
+		const fails = Object.hasOwn(raw, key) ? !Value.Check(field, raw[key]) : required.includes(key);
+		if (fails && field.reason) return field.reason;
+	}
+	return NOT_AN_ENTRY;
+}
 
 /** One usable entry, validated and trimmed; fields the extension does not know are gone. */
 export interface SubagentEntry {
@@ -31,47 +59,29 @@ export interface SubagentSet {
 
 export const NO_SUBAGENTS: SubagentSet = { entries: [], skipped: [] };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function requiredText(entry: Record<string, unknown>, field: "description" | "prompt"): string | undefined {
-	const value = Object.hasOwn(entry, field) ? entry[field] : undefined;
-	return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
-}
-
 type Checked = { ok: true; entry: SubagentEntry } | { ok: false; reason: string };
 
 function checkEntry(name: string, raw: unknown): Checked {
 	if (!SUBAGENT_NAME.test(name)) {
 		return { ok: false, reason: "names start with a letter and use at most 64 letters, digits, '.', '_' or '-'" };
 	}
-	if (!isPlainObject(raw)) return { ok: false, reason: "must be an object with description and prompt" };
-	const description = requiredText(raw, "description");
-	if (description === undefined) return { ok: false, reason: "description is missing or blank" };
-	const prompt = requiredText(raw, "prompt");
-	if (prompt === undefined) return { ok: false, reason: "prompt is missing or blank" };
-	const entry: { -readonly [K in keyof SubagentEntry]: SubagentEntry[K] } = { name, description, prompt };
-	if (Object.hasOwn(raw, "model") && raw.model !== undefined) {
-		if (typeof raw.model !== "string") return { ok: false, reason: 'model must be a model id or "inherit"' };
-		if (raw.model.trim() !== "") entry.model = raw.model.trim();
-	}
-	if (Object.hasOwn(raw, "thinking") && raw.thinking !== undefined) {
-		if (typeof raw.thinking !== "string" || !THINKING_LEVELS.includes(raw.thinking)) {
-			return { ok: false, reason: `thinking must be one of ${THINKING_LEVELS.join(", ")}` };
-		}
-		entry.thinking = raw.thinking as ModelThinkingLevel;
-	}
-	if (Object.hasOwn(raw, "fast") && raw.fast !== undefined) {
-		if (typeof raw.fast !== "boolean") return { ok: false, reason: "fast must be true or false" };
-		entry.fast = raw.fast;
-	}
+	if (!isRecord(raw)) return { ok: false, reason: NOT_AN_ENTRY };
+	if (!Value.Check(ENTRY, raw)) return { ok: false, reason: skipReason(raw) };
+	const entry: { -readonly [K in keyof SubagentEntry]: SubagentEntry[K] } = {
+		name,
+		description: raw.description.trim(),
+		prompt: raw.prompt.trim(),
+	};
+	const model = raw.model?.trim();
+	if (model) entry.model = model;
+	if (raw.thinking !== undefined) entry.thinking = raw.thinking;
+	if (raw.fast !== undefined) entry.fast = raw.fast;
 	return { ok: true, entry };
 }
 
 /** Validates the raw `subagents` object: usable entries in name order, and the skipped ones with reasons. */
 export function parseSubagents(raw: unknown): SubagentSet {
-	if (!isPlainObject(raw)) return NO_SUBAGENTS;
+	if (!isRecord(raw)) return NO_SUBAGENTS;
 	const entries: SubagentEntry[] = [];
 	const skipped: { name: string; reason: string }[] = [];
 	for (const name of Object.keys(raw).sort()) {
@@ -121,12 +131,7 @@ export function buildSubagentDefinitions(
 		else if (entry.model !== undefined) {
 			definition.model = resolveModel(entry.model, entry.thinking, entry.fast) ?? { id: entry.model };
 		}
-		Object.defineProperty(definitions, entry.name, {
-			value: definition,
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
+		defineOwn(definitions, entry.name, definition);
 	}
 	return definitions;
 }

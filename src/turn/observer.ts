@@ -3,6 +3,7 @@
 // observing can never fail a turn.
 import type { Usage } from "@earendil-works/pi-ai";
 import type { InteractionUpdate, ModelSelection } from "../sdk/cursor-sdk.ts";
+import type { CursorErrorKind } from "../sdk/errors.ts";
 import type { CursorTurnUsage } from "./usage.ts";
 
 export type SendOutcome = "finished" | "error" | "aborted";
@@ -17,7 +18,9 @@ export interface SendStarted {
 	startedAt: number;
 }
 
-export interface SendEnded extends SendStarted {
+export interface SendEnded extends Omit<SendStarted, "agentId"> {
+	/** Undefined when the send failed before Cursor gave it an agent (creating the agent, the key exchange, …). */
+	agentId: string | undefined;
 	outcome: SendOutcome;
 	/** `turn-ended` usage exactly as the SDK reported it (undefined when none arrived). */
 	rawUsage: CursorTurnUsage | undefined;
@@ -25,6 +28,8 @@ export interface SendEnded extends SendStarted {
 	mappedUsage: Usage | undefined;
 	/** Scrubbed error message for `error` outcomes. */
 	error?: string;
+	/** The class of that error (network, auth, …). */
+	errorKind?: CursorErrorKind;
 	endedAt: number;
 }
 

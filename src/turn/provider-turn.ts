@@ -8,20 +8,25 @@ import type { LiveEvent, LiveRun, RunSettlement } from "./live-run.ts";
 import { LoopYield } from "./loop-yield.ts";
 import { notifyObserver, type SendOutcome, type TurnObserver } from "./observer.ts";
 import { LIFECYCLE_DELAY_MS, type ToolDisplay } from "./tools.ts";
-import type { TurnTranslator } from "./translate.ts";
+import { type TurnTranslator, wellFormedUpdate } from "./translate.ts";
 import type { TurnSetup } from "./types.ts";
 import { ABORTED, type TurnFailure, type TurnWatch } from "./watch.ts";
 
 /**
- * A run that ended with an error although nobody cancelled it. The SDK reports a broken stream as "aborted";
- * that is a lost connection, not the user's abort.
+ * A run that ended with an error although nobody cancelled it. The SDK reports a broken stream as "aborted" (e.g.
+ * `[unknown] [aborted] aborted`); that is a lost connection, not the user's abort, and its internal wording would read
+ * as one, so only the rest of the detail (if any) is shown.
  */
 function runFailure(result: RunResult, secrets: readonly string[]): CursorError {
-	const message = result.error?.message ?? "Cursor run failed";
+	const reported = (result.error as { message?: unknown } | undefined)?.message;
+	const message = typeof reported === "string" && reported.trim() !== "" ? reported : "Cursor run failed";
 	if (/\baborted\b/i.test(message) && !/\[(unauthenticated|resource_exhausted)\]/.test(message)) {
+		const detail = scrubText(message.replace(/\[[a-z_]+\]|\baborted\b/gi, " ").replace(/\s+/g, " "), secrets)
+			.replace(/^[\s:.,;-]+|[\s:.,;-]+$/g, "")
+			.trim();
 		return {
 			kind: "network",
-			message: `The connection to Cursor was lost before the answer finished (network error: ${scrubText(message, secrets)}). Retry; the partial answer above is kept.`,
+			message: `The connection to Cursor was lost before the answer finished (network error${detail ? `: ${detail}` : ""}). Retry; the partial answer above is kept.`,
 		};
 	}
 	return classifyCursorError(new Error(message), secrets);
@@ -32,7 +37,7 @@ export function notifySendEnded(
 	live: LiveRun,
 	outcome: SendOutcome,
 	translator?: TurnTranslator,
-	error?: string,
+	failure?: TurnFailure,
 ): void {
 	if (!observer?.sendEnded) return;
 	translator?.applyUsage();
@@ -41,7 +46,8 @@ export function notifySendEnded(
 		outcome,
 		rawUsage: live.rawUsage,
 		mappedUsage: translator?.message.usage,
-		...(error ? { error } : {}),
+		...(failure ? { error: failure.message } : {}),
+		...(failure && failure.kind !== "aborted" ? { errorKind: failure.kind } : {}),
 		endedAt: Date.now(),
 	});
 }
@@ -101,7 +107,8 @@ export class ProviderTurn {
 			}
 			return undefined;
 		}
-		const { update } = event;
+		const update = wellFormedUpdate(event.update);
+		if (!update) return undefined; // malformed: ignored, the turn goes on
 		try {
 			return this.update(update);
 		} catch (error) {
@@ -124,6 +131,12 @@ export class ProviderTurn {
 				if (!display.print) translator.update(update);
 				const effect = live.tools.completed(update.callId, update.toolCall, display);
 				if (effect.line) translator.note(effect.line);
+				if (effect.answer) {
+					// Its own paragraph: text before and after it stays apart.
+					const text = `${live.producedText ? "\n\n" : ""}${effect.answer}\n\n`;
+					translator.update({ type: "text-delta", text } as InteractionUpdate);
+					live.producedText = true;
+				}
 				if (live.tools.batchReady && !display.print) this.split();
 				return undefined;
 			}
@@ -219,7 +232,8 @@ export class ProviderTurn {
 		}
 		notifySendEnded(this.runtime.observer, this.live, "finished", this.translator);
 		await this.live.lease.release("finished", this.context.messages);
-		this.translator.finish(this.live.producedText ? undefined : result?.result);
+		const finalText = typeof result?.result === "string" ? result.result : undefined;
+		this.translator.finish(this.live.producedText ? undefined : finalText);
 		this.resolveEnd();
 	}
 
@@ -230,7 +244,7 @@ export class ProviderTurn {
 		this.live.close();
 		this.runtime.dropLive(this.live);
 		const outcome = failure.kind === "aborted" ? "aborted" : "error";
-		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure.message);
+		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure);
 		await this.live.lease.release(outcome);
 		this.translator.fail(failure);
 		this.resolveEnd();

@@ -5,7 +5,7 @@ import type { ResolvedRow } from "../catalog/state.ts";
 import type { CursorError } from "../sdk/errors.ts";
 import { buildModelSelection } from "../selection.ts";
 import { type EffectiveSettingsInput, parseFastForceFlags, resolveEffectiveSettings } from "../settings/effective.ts";
-import type { CursorEnvSettings } from "../settings/env.ts";
+import type { CursorEnv } from "../settings/env.ts";
 import { resolveSafety, safetyAgentOptions } from "../settings/safety.ts";
 import type { TurnSetup } from "./types.ts";
 
@@ -17,7 +17,7 @@ export interface TurnSetupInput {
 	readonly options: Pick<SimpleStreamOptions, "apiKey" | "reasoning"> | undefined;
 	/** Everything the precedence rules read (model, flags, session state, user and project config, env). */
 	readonly settings: EffectiveSettingsInput;
-	readonly env: CursorEnvSettings;
+	readonly env: CursorEnv;
 	readonly subagents: TurnSetup["subagents"];
 	readonly summary: boolean;
 }

@@ -100,6 +100,7 @@ async function startRun(
 	watch: TurnWatch,
 ): Promise<void> {
 	const secrets = [setup.apiKey];
+	const attemptedAt = Date.now();
 	let lease: AgentLease | undefined;
 	let payload: CursorPayload;
 	try {
@@ -116,8 +117,25 @@ async function startRun(
 		watch.check();
 	} catch (error) {
 		watch.dispose();
-		await lease?.release(watch.failure?.kind === "aborted" ? "aborted" : "error");
-		translator.fail(watch.failure ?? classifyCursorError(error, secrets));
+		const failure = watch.failure ?? classifyCursorError(error, secrets);
+		await lease?.release(failure.kind === "aborted" ? "aborted" : "error");
+		// Failing before the send (creating the agent, the key exchange, an unreachable Cursor) is still a failed send.
+		if (failure.kind !== "aborted") {
+			notifyObserver(runtime.observer, "sendEnded", {
+				agentId: lease?.agent.agentId,
+				runId: undefined,
+				model: setup.selection,
+				kind: lease?.kind ?? (setup.summary ? "summary" : "bootstrap"),
+				startedAt: attemptedAt,
+				outcome: "error",
+				rawUsage: undefined,
+				mappedUsage: undefined,
+				error: failure.message,
+				errorKind: failure.kind,
+				endedAt: Date.now(),
+			});
+		}
+		translator.fail(failure);
 		return;
 	}
 	const send: SendStarted = {

@@ -46,6 +46,8 @@ export function declaredTools(messages: readonly Message[]): Set<string> {
 export interface ToolEffect {
 	/** A line to show in the message's thinking (activity without a card, or a lifecycle line). */
 	line?: string;
+	/** Print mode: text for the answer itself (Cursor's plan, which `pi -p` prints). */
+	answer?: string;
 }
 
 export class RunTools {
@@ -79,7 +81,8 @@ export class RunTools {
 			const card = mapCompletedToolCall(callId, toolCall, context);
 			if (display.print) {
 				display.trace(formatPrintTrace(card));
-				return {};
+				const plan = card.result.details.plan;
+				return plan ? { answer: plan } : {};
 			}
 			return { line: formatActivityLine(card) };
 		}

@@ -10,6 +10,32 @@ import type { InteractionUpdate } from "../sdk/cursor-sdk.ts";
 import type { CursorError } from "../sdk/errors.ts";
 import { type CursorTurnUsage, emptyUsage, mapTurnUsage } from "./usage.ts";
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+	typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * The update as the stream may use it, or undefined for one it must ignore: not an object, no string `type`, a text
+ * or thinking delta without string text, or a tool-call event without a call id (nothing could correlate it). The
+ * SDK hands over whatever the backend sent; a malformed update must never end or garble the turn.
+ */
+export function wellFormedUpdate(update: unknown): InteractionUpdate | undefined {
+	if (!isRecord(update) || typeof update.type !== "string") return undefined;
+	switch (update.type) {
+		case "text-delta":
+		case "thinking-delta":
+			return typeof update.text === "string" ? (update as unknown as InteractionUpdate) : undefined;
+		case "tool-call-started":
+		case "tool-call-completed":
+			return typeof update.callId === "string" && update.callId !== ""
+				? (update as unknown as InteractionUpdate)
+				: undefined;
+		case "turn-ended":
+			return (isRecord(update.usage) ? update : { type: "turn-ended" }) as unknown as InteractionUpdate;
+		default:
+			return update as unknown as InteractionUpdate;
+	}
+}
+
 /**
  * Translates a Cursor run's `onDelta` updates into one Pi assistant message's event stream. Text and thinking arrive
  * as balanced start/delta/end blocks; a tool call, a thinking/text switch or the end of the message closes the open

@@ -5,7 +5,7 @@ import type { BridgeCallHandler } from "../bridge/calls.ts";
 import type { BridgeServer } from "../bridge/server.ts";
 import type { CursorPrompt } from "../prompt/transcript.ts";
 import type { AgentDefinition, ModelSelection, SDKAgent } from "../sdk/cursor-sdk.ts";
-import type { SettingSources } from "../settings/env.ts";
+import type { SettingSources } from "../settings/env-parse.ts";
 import type { CursorMode } from "../settings/session-state.ts";
 import type { SendOutcome, SendStarted } from "./observer.ts";
 import type { TurnTimeouts } from "./watch.ts";

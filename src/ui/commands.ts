@@ -1,5 +1,6 @@
 // The settings and catalog commands (/cursor-fast, /cursor-mode, /cursor-http, /cursor-refresh-models), and the
-// registration of every Cursor command with the dependencies each one uses.
+// registration of the Cursor commands with the dependencies each one uses (/cursor-plan is registered with the plan
+// approval's events, in src/plan/approval.ts).
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { REFRESH_ERROR_PREFIX } from "../catalog/discovery.ts";
 import type { CatalogState } from "../catalog/state.ts";

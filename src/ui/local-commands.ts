@@ -3,15 +3,14 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { classifyCursorError } from "../sdk/errors.ts";
 import { CLEANUP_USAGE, cleanupReport, parseCleanupArgs, removeStores, scanStores } from "../session/cleanup.ts";
 import type { SessionAgentPool } from "../session/pool.ts";
-import { chooseStoreRoot } from "../session/store-root.ts";
 import type { SessionStoreScope } from "../session/store-scope.ts";
-import type { EnvRecord } from "../settings/env.ts";
+import { type EnvRecord, readEnv } from "../settings/env.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
 import type { Notify } from "./types.ts";
 
 export interface LocalAgentCommandDeps {
 	/** The local configuration's owner (user and trusted project files). */
-	readonly local: Pick<LocalAgentConfig, "reload">;
+	readonly local: Pick<LocalAgentConfig, "reload" | "storeRoot">;
 	readonly pool: Pick<SessionAgentPool, "reloadConfig">;
 	readonly stores: Pick<SessionStoreScope, "checkRoot" | "current">;
 	readonly env: EnvRecord;
@@ -41,8 +40,8 @@ function cleanupCommand(deps: LocalAgentCommandDeps, args: string): void {
 		deps.notify(parsed.error, "warning");
 		return;
 	}
-	const { user } = deps.local.reload();
-	const root = deps.stores.checkRoot(chooseStoreRoot(deps.env, user.local?.storeRoot));
+	deps.local.reload();
+	const root = deps.stores.checkRoot(deps.local.storeRoot(readEnv(deps.env)));
 	if (!root.ok) {
 		deps.notify(root.message, "error");
 		return;

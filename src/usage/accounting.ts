@@ -11,9 +11,9 @@ import {
 } from "../process/capability-notices.ts";
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import { StoreTracker } from "../sdk/store-tracker.ts";
-import { readBooleanEnv } from "../settings/env.ts";
-import type { SendStarted, TurnObserver } from "../turn/observer.ts";
-import { ENV_EVENT_DEBUG, EVENT_CAPTURE_DIR, EventCapture } from "./event-capture.ts";
+import { readEnvVar } from "../settings/env.ts";
+import type { SendEnded, SendStarted, TurnObserver } from "../turn/observer.ts";
+import { EVENT_CAPTURE_DIR, EventCapture } from "./event-capture.ts";
 import { headerFacts } from "./inherited.ts";
 import { sessionDigest } from "./journal.ts";
 import { UsageLedger } from "./ledger.ts";
@@ -43,7 +43,7 @@ export interface SessionFacts {
 	getEntries(): readonly unknown[];
 }
 
-const sendKey = (send: SendStarted) => `${send.agentId}\u0000${send.startedAt}`;
+const sendKey = (send: SendStarted | SendEnded) => `${send.agentId}\u0000${send.startedAt}`;
 
 export class Accounting {
 	readonly ledger: UsageLedger;
@@ -75,7 +75,7 @@ export class Accounting {
 				return join(root, EVENT_CAPTURE_DIR);
 			},
 			label: () => sessionDigest(this.ledger.sessionId ?? "no-session").slice(0, 12),
-			secrets: () => [this.turnKey, process.env.CURSOR_API_KEY],
+			secrets: () => [this.turnKey, readEnvVar(process.env, "apiKey")],
 			announce: (message) => hooks.report(message, "info"),
 		});
 		const lifecycle: TurnObserver = {
@@ -87,7 +87,7 @@ export class Accounting {
 				if (this.running.delete(sendKey(send))) this.notices.requestEnded();
 			},
 		};
-		const capture = readBooleanEnv(process.env, ENV_EVENT_DEBUG, false) ? [this.capture] : [];
+		const capture = readEnvVar(process.env, "eventDebug") ? [this.capture] : [];
 		this.observer = combineObservers([lifecycle, this.ledger, this.learner, ...capture]);
 	}
 

@@ -5,7 +5,7 @@ import type { Notify } from "../ui/types.ts";
 import { writeExport } from "./export.ts";
 import type { UsageLedger } from "./ledger.ts";
 import { REFRESH_AGENT_LIMIT, takeSnapshots } from "./refresh.ts";
-import { agentsToRefresh, buildUsageView, exportDocument, renderUsageView, USAGE_HELP } from "./view.ts";
+import { agentsToRefresh, buildUsageView, counted, exportDocument, renderUsageView, USAGE_HELP } from "./view.ts";
 
 /** What /cursor-usage uses. */
 export interface UsageCommandDeps {
@@ -81,7 +81,7 @@ export async function usageCommand(deps: UsageCommandDeps, args: string, ctx: Ex
 		for (const snapshot of snapshots) deps.ledger.append(snapshot);
 		const refreshed = deps.ledger.source() ?? source;
 		const failed = snapshots.filter((s) => s.status !== "ok").length;
-		const note = `Asked Cursor about ${snapshots.length} agents${failed > 0 ? ` (${failed} unavailable)` : ""}.`;
+		const note = `Asked Cursor about ${counted(snapshots.length, "agent")}${failed > 0 ? ` (${failed} unavailable)` : ""}.`;
 		deps.report(`${note}\n${renderUsageView(buildUsageView(refreshed))}`, failed > 0 ? "warning" : "info");
 		return;
 	}

@@ -4,9 +4,9 @@
 import { closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { redactSecrets } from "../sdk/errors.ts";
+import { ENV_VARS } from "../settings/env.ts";
 import type { SendEnded, SendStarted, TurnObserver } from "../turn/observer.ts";
 
-export const ENV_EVENT_DEBUG = "PI_CURSOR_SDK_EVENT_DEBUG";
 export const EVENT_CAPTURE_DIR = "pi-cursor-sdk-events";
 /** One capture file stops growing past this size. */
 export const EVENT_CAPTURE_CEILING_BYTES = 64 * 1024 * 1024;
@@ -47,11 +47,11 @@ export class EventCapture implements TurnObserver {
 			const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 			this.fd = openSync(path, flags, 0o600);
 			this.path = path;
-			this.options.announce(`Cursor SDK event capture (${ENV_EVENT_DEBUG}) is writing to ${path}`);
+			this.options.announce(`Cursor SDK event capture (${ENV_VARS.eventDebug.name}) is writing to ${path}`);
 		} catch (error) {
 			this.stopped = true;
 			this.options.announce(
-				`Cursor SDK event capture (${ENV_EVENT_DEBUG}) could not start: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+				`Cursor SDK event capture (${ENV_VARS.eventDebug.name}) could not start: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
 			);
 		}
 		return this.fd;
@@ -77,8 +77,8 @@ export class EventCapture implements TurnObserver {
 		}
 	}
 
-	private static ids(send: SendStarted) {
-		return { agentId: send.agentId, runId: send.runId ?? null };
+	private static ids(send: SendStarted | SendEnded) {
+		return { agentId: send.agentId ?? null, runId: send.runId ?? null };
 	}
 
 	sendStarted(send: SendStarted): void {

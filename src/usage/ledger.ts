@@ -73,14 +73,15 @@ export class UsageLedger implements TurnObserver {
 		this.journal?.append(sendRecordOf(this.scope.sessionId, send));
 	}
 
-	private recordLineage(send: SendStarted): void {
-		const scope = this.scope;
+	private recordLineage(send: SendStarted | SendEnded): void {
+		const { scope } = this;
+		const { agentId } = send;
 		// Compaction and tree summaries use throwaway agents: they are journaled but not part of the lineage.
-		if (!scope || send.kind === "summary" || this.lineage.has(send.agentId)) return;
-		this.lineage.add(send.agentId);
+		if (!scope || agentId === undefined || send.kind === "summary" || this.lineage.has(agentId)) return;
+		this.lineage.add(agentId);
 		const data: LineageData = {
 			sessionId: scope.sessionId,
-			agentId: send.agentId,
+			agentId,
 			model: send.model.id,
 			firstSendAt: send.startedAt,
 		};

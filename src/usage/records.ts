@@ -1,7 +1,11 @@
 // The usage journal's record shapes and their validation. A record holds ids, the model selection, token counts,
 // costs, outcomes and times: never prompts, tool content or credentials.
 import type { Usage } from "@earendil-works/pi-ai";
+import { Type } from "typebox";
+import { Value } from "typebox/value";
 import type { ModelSelection } from "../sdk/cursor-sdk.ts";
+import type { CursorErrorKind } from "../sdk/errors.ts";
+import { isRecord } from "../settings/plain-data.ts";
 import type { SendEnded } from "../turn/observer.ts";
 import type { CursorTurnUsage } from "../turn/usage.ts";
 
@@ -26,7 +30,8 @@ export interface SendRecord {
 	v: typeof RECORD_VERSION;
 	type: "send";
 	sessionId: string;
-	agentId: string;
+	/** Null when the send failed before Cursor gave it an agent. */
+	agentId: string | null;
 	runId: string | null;
 	model: ModelSelection;
 	kind: "bootstrap" | "incremental" | "summary";
@@ -34,9 +39,12 @@ export interface SendRecord {
 	raw: RawUsage | null;
 	mapped: MappedUsage | null;
 	error?: string;
+	errorKind?: CursorErrorKind;
 	startedAt: number;
 	endedAt: number;
 }
+
+const ERROR_KINDS: readonly CursorErrorKind[] = ["auth", "network", "rate-limit", "module", "configuration", "backend"];
 
 export interface BilledTokens {
 	inputTokens: number;
@@ -74,8 +82,6 @@ export interface BilledRecord {
 export type JournalRecord = SendRecord | BilledRecord;
 
 const isCount = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n >= 0;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const isTime = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n) && n > 0;
 
 function count(n: unknown): number {
 	return isCount(n) ? n : 0;
@@ -118,7 +124,7 @@ export function sendRecordOf(sessionId: string, send: SendEnded): SendRecord {
 		v: RECORD_VERSION,
 		type: "send",
 		sessionId,
-		agentId: send.agentId,
+		agentId: send.agentId ?? null,
 		runId: send.runId ?? null,
 		model: toSelection(send.model),
 		kind: send.kind,
@@ -126,13 +132,14 @@ export function sendRecordOf(sessionId: string, send: SendEnded): SendRecord {
 		raw: send.rawUsage ? toRawUsage(send.rawUsage) : null,
 		mapped: send.mappedUsage ? toMappedUsage(send.mappedUsage) : null,
 		...(send.error ? { error: send.error } : {}),
+		...(send.errorKind ? { errorKind: send.errorKind } : {}),
 		startedAt: send.startedAt,
 		endedAt: send.endedAt,
 	};
 }
 
 function parseBilledTokens(value: unknown): BilledTokens | undefined {
-	if (!isObject(value)) return undefined;
+	if (!isRecord(value)) return undefined;
 	const fields = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"] as const;
 	if (!fields.some((field) => isCount(value[field]))) return undefined;
 	const tokens = {
@@ -148,7 +155,7 @@ function parseBilledTokens(value: unknown): BilledTokens | undefined {
 }
 
 function parseBilledCost(value: unknown): BilledCost | undefined {
-	if (!isObject(value) || !isCount(value.rawCostCents) || !isCount(value.chargedCents)) return undefined;
+	if (!isRecord(value) || !isCount(value.rawCostCents) || !isCount(value.chargedCents)) return undefined;
 	return { rawCostCents: value.rawCostCents, chargedCents: value.chargedCents };
 }
 
@@ -158,14 +165,14 @@ function parseBilledCost(value: unknown): BilledCost | undefined {
  */
 export function billedRecordOf(sessionId: string, agentId: string, at: number, answer: unknown): BilledRecord {
 	const base = { v: RECORD_VERSION as typeof RECORD_VERSION, type: "billed" as const, sessionId, agentId, at };
-	const body = isObject(answer) ? answer : {};
+	const body = isRecord(answer) ? answer : {};
 	const usage = parseBilledTokens(body.usage ?? body.totalUsage);
 	if (!usage) return { ...base, status: "unavailable", error: "Cursor returned no usage totals" };
 	const cost = parseBilledCost(body.cost);
 	const rows = Array.isArray(body.runs) ? body.runs : [];
 	const runs: NonNullable<BilledRecord["runs"]> = [];
 	for (const row of rows.slice(0, MAX_BILLED_RUNS)) {
-		if (!isObject(row)) continue;
+		if (!isRecord(row)) continue;
 		const runId = typeof row.runId === "string" ? row.runId : typeof row.id === "string" ? row.id : undefined;
 		const rowUsage = parseBilledTokens(row.usage);
 		if (!runId || !rowUsage) continue;
@@ -179,75 +186,91 @@ export function unavailableRecord(sessionId: string, agentId: string, at: number
 	return { v: RECORD_VERSION, type: "billed", sessionId, agentId, at, status: "unavailable", error: reason };
 }
 
-function parseRaw(value: unknown): RawUsage | null | undefined {
-	if (value === null) return null;
-	if (!isObject(value)) return undefined;
-	const fields = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"] as const;
-	if (!fields.every((field) => isCount(value[field]))) return undefined;
-	return toRawUsage(value as unknown as CursorTurnUsage);
-}
-
-function parseMapped(value: unknown): MappedUsage | null | undefined {
-	if (value === null) return null;
-	if (!isObject(value)) return undefined;
-	const fields = ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"] as const;
-	if (!fields.every((field) => isCount(value[field]))) return undefined;
-	const mapped = value as unknown as MappedUsage;
-	return {
-		input: mapped.input,
-		output: mapped.output,
-		cacheRead: mapped.cacheRead,
-		cacheWrite: mapped.cacheWrite,
-		totalTokens: mapped.totalTokens,
-		...(isCount(mapped.reasoning) ? { reasoning: mapped.reasoning } : {}),
-		cost: mapped.cost,
-	};
-}
-
-function parseSelection(value: unknown): ModelSelection | undefined {
-	if (!isObject(value) || typeof value.id !== "string") return undefined;
-	return toSelection(value as unknown as ModelSelection);
-}
+// What a journal line must hold to be read back (counts are finite and not negative). Fields marked `LENIENT` are
+// kept only when well formed, without spoiling the record.
+const COUNT = Type.Number({ minimum: 0 });
+const LENIENT = Type.Optional(Type.Unknown());
+const TIME = Type.Number({ exclusiveMinimum: 0 });
+const RECORD_HEAD = { v: Type.Literal(RECORD_VERSION), sessionId: Type.String() };
+const RAW_USAGE = Type.Object({
+	inputTokens: COUNT,
+	outputTokens: COUNT,
+	cacheReadTokens: COUNT,
+	cacheWriteTokens: COUNT,
+});
+const MAPPED_USAGE = Type.Object({
+	input: COUNT,
+	output: COUNT,
+	cacheRead: COUNT,
+	cacheWrite: COUNT,
+	totalTokens: COUNT,
+	cost: COUNT,
+	reasoning: LENIENT,
+});
+const SEND_RECORD = Type.Object({
+	...RECORD_HEAD,
+	// Null when the send failed before Cursor gave it an agent.
+	agentId: Type.Union([Type.String(), Type.Null()]),
+	type: Type.Literal("send"),
+	runId: LENIENT,
+	model: Type.Object({ id: Type.String() }),
+	kind: Type.Union([Type.Literal("bootstrap"), Type.Literal("incremental"), Type.Literal("summary")]),
+	outcome: Type.Union([Type.Literal("finished"), Type.Literal("error"), Type.Literal("aborted")]),
+	raw: Type.Union([Type.Null(), RAW_USAGE]),
+	mapped: Type.Union([Type.Null(), MAPPED_USAGE]),
+	error: LENIENT,
+	errorKind: LENIENT,
+	startedAt: TIME,
+	endedAt: TIME,
+});
+const BILLED_RECORD = Type.Object({
+	...RECORD_HEAD,
+	agentId: Type.String(),
+	type: Type.Literal("billed"),
+	at: TIME,
+	status: Type.Union([Type.Literal("ok"), Type.Literal("unavailable")]),
+	error: LENIENT,
+	runCount: LENIENT,
+});
 
 /** Validates one parsed journal line; anything malformed is `undefined` (the reader skips it). */
 export function parseRecord(value: unknown): JournalRecord | undefined {
-	if (!isObject(value) || value.v !== RECORD_VERSION) return undefined;
-	if (typeof value.sessionId !== "string" || typeof value.agentId !== "string") return undefined;
-	if (value.type === "send") {
-		const raw = parseRaw(value.raw);
-		const mapped = parseMapped(value.mapped);
-		const model = parseSelection(value.model);
-		const kinds = ["bootstrap", "incremental", "summary"];
-		const outcomes = ["finished", "error", "aborted"];
-		if (raw === undefined || mapped === undefined || !model) return undefined;
-		if (!kinds.includes(value.kind as string) || !outcomes.includes(value.outcome as string)) return undefined;
-		if (!isTime(value.startedAt) || !isTime(value.endedAt)) return undefined;
+	if (Value.Check(SEND_RECORD, value)) {
+		const { raw, mapped } = value;
 		return {
 			v: RECORD_VERSION,
 			type: "send",
 			sessionId: value.sessionId,
 			agentId: value.agentId,
 			runId: typeof value.runId === "string" ? value.runId : null,
-			model,
-			kind: value.kind as SendRecord["kind"],
-			outcome: value.outcome as SendRecord["outcome"],
-			raw,
-			mapped,
+			model: toSelection(value.model as ModelSelection),
+			kind: value.kind,
+			outcome: value.outcome,
+			raw: raw && toRawUsage(raw),
+			mapped: mapped && {
+				input: mapped.input,
+				output: mapped.output,
+				cacheRead: mapped.cacheRead,
+				cacheWrite: mapped.cacheWrite,
+				totalTokens: mapped.totalTokens,
+				...(isCount(mapped.reasoning) ? { reasoning: mapped.reasoning } : {}),
+				cost: mapped.cost,
+			},
 			...(typeof value.error === "string" ? { error: value.error } : {}),
+			...(ERROR_KINDS.includes(value.errorKind as CursorErrorKind)
+				? { errorKind: value.errorKind as CursorErrorKind }
+				: {}),
 			startedAt: value.startedAt,
 			endedAt: value.endedAt,
 		};
 	}
-	if (value.type === "billed") {
-		if (!isTime(value.at) || (value.status !== "ok" && value.status !== "unavailable")) return undefined;
-		if (value.status === "unavailable") {
-			const reason = typeof value.error === "string" ? value.error : "unavailable";
-			return unavailableRecord(value.sessionId, value.agentId, value.at, reason);
-		}
-		const record = billedRecordOf(value.sessionId, value.agentId, value.at, value);
-		if (record.status !== "ok") return undefined;
-		// `billedRecordOf` counts the stored (already bounded) rows; keep the count Cursor originally reported.
-		return isCount(value.runCount) ? { ...record, runCount: value.runCount } : record;
+	if (!Value.Check(BILLED_RECORD, value)) return undefined;
+	if (value.status === "unavailable") {
+		const reason = typeof value.error === "string" ? value.error : "unavailable";
+		return unavailableRecord(value.sessionId, value.agentId, value.at, reason);
 	}
-	return undefined;
+	const record = billedRecordOf(value.sessionId, value.agentId, value.at, value);
+	if (record.status !== "ok") return undefined;
+	// `billedRecordOf` counts the stored (already bounded) rows; keep the count Cursor originally reported.
+	return isCount(value.runCount) ? { ...record, runCount: value.runCount } : record;
 }

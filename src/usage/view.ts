@@ -123,6 +123,7 @@ function agentsOf(records: readonly JournalRecord[]): AgentSummary[] {
 		return agent;
 	};
 	for (const send of sendsOf(records)) {
+		if (send.agentId === null) continue; // failed before Cursor gave it an agent
 		const agent = summary(send.agentId);
 		add(agent.totals, send);
 		if (!agent.models.includes(send.model.id)) agent.models.push(send.model.id);
@@ -154,6 +155,10 @@ function modelsOf(sends: readonly SendRecord[]): ModelSummary[] {
 	return [...models.values()];
 }
 
+function agentCount(records: readonly JournalRecord[]): number {
+	return new Set(records.map((r) => r.agentId).filter((id) => id !== null)).size;
+}
+
 export function buildUsageView(source: UsageSource): UsageView {
 	const own = source.records.filter((r) => r.sessionId === source.sessionId);
 	const sends = sendsOf(own);
@@ -168,7 +173,7 @@ export function buildUsageView(source: UsageSource): UsageView {
 			donorSessionId: donor.donorSessionId,
 			journal: donor.journal,
 			totals: totalsOf(sendsOf(donor.records)),
-			agents: new Set(donor.records.map((r) => r.agentId)).size,
+			agents: agentCount(donor.records),
 			...(donor.unavailable ? { unavailable: donor.unavailable } : {}),
 		})),
 		skippedLines: source.skippedLines,
@@ -181,7 +186,7 @@ export function buildUsageView(source: UsageSource): UsageView {
 export function agentsToRefresh(records: readonly JournalRecord[], sessionId: string, limit: number): string[] {
 	const lastUse = new Map<string, number>();
 	for (const record of records) {
-		if (record.type !== "send" || record.sessionId !== sessionId) continue;
+		if (record.type !== "send" || record.sessionId !== sessionId || record.agentId === null) continue;
 		lastUse.set(record.agentId, Math.max(lastUse.get(record.agentId) ?? 0, record.endedAt));
 	}
 	return [...lastUse.entries()]
@@ -196,6 +201,8 @@ export function agentsToRefresh(records: readonly JournalRecord[], sessionId: st
 const time = (ms: number) => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 const dollars = (cents: number) => `$${(cents / 100).toFixed(4)}`;
 const shortId = (id: string) => (id.length > 20 ? `${id.slice(0, 20)}…` : id);
+/** `1 send`, `2 sends`. */
+export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 function rawLine(raw: RawTotals): string {
 	const reasoning = raw.reasoning > 0 ? ` · reasoning ${raw.reasoning}` : "";
@@ -213,6 +220,13 @@ function outcomesLine(totals: Totals): string {
 	if (totals.aborted > 0) parts.push(`${totals.aborted} aborted`);
 	if (totals.withoutUsage > 0) parts.push(`${totals.withoutUsage} without reported usage`);
 	return parts.join(", ");
+}
+
+/** `finished`, `aborted`, or `error (network)`; `no agent` when it failed before Cursor gave it one. */
+function outcomeOf(send: SendRecord): string {
+	if (send.outcome !== "error") return send.outcome;
+	const details = [send.errorKind, send.agentId === null ? "no agent" : undefined].filter(Boolean);
+	return details.length > 0 ? `error (${details.join(", ")})` : "error";
 }
 
 function billedLine(billed: BilledRecord | undefined): string {
@@ -239,25 +253,27 @@ export function renderUsageView(view: UsageView): string {
 	if (totals.sends === 0 && view.agents.length === 0) {
 		lines.push("No Cursor sends recorded in this session yet.");
 	} else {
-		lines.push(`${totals.sends} sends on ${view.agents.length} agents: ${outcomesLine(totals)}`);
+		const agents = view.agents.length > 0 ? ` on ${counted(view.agents.length, "agent")}` : "";
+		lines.push(`${counted(totals.sends, "send")}${agents}: ${outcomesLine(totals)}`);
 		lines.push("");
 		lines.push("Sends:");
 		const listed = view.sends.slice(-LISTED_SENDS);
 		if (listed.length < view.sends.length)
-			lines.push(`  (${view.sends.length - listed.length} earlier sends not listed)`);
+			lines.push(`  (${counted(view.sends.length - listed.length, "earlier send")} not listed)`);
 		const first = view.sends.length - listed.length;
 		listed.forEach((send, i) => {
 			const usage = send.raw
 				? `${rawLine({ input: send.raw.inputTokens, output: send.raw.outputTokens, cacheRead: send.raw.cacheReadTokens, cacheWrite: send.raw.cacheWriteTokens, reasoning: send.raw.reasoningTokens ?? 0 })} → ${send.mapped ? mappedLine({ input: send.mapped.input, output: send.mapped.output, cacheRead: send.mapped.cacheRead, cacheWrite: send.mapped.cacheWrite, total: send.mapped.totalTokens, cost: send.mapped.cost }) : "not mapped"}`
 				: "usage not reported";
 			const kind = send.kind === "summary" ? " (summary)" : "";
-			lines.push(`  #${first + i + 1} ${time(send.startedAt)} ${send.model.id}${kind} ${send.outcome}: ${usage}`);
+			lines.push(`  #${first + i + 1} ${time(send.startedAt)} ${send.model.id}${kind} ${outcomeOf(send)}: ${usage}`);
 		});
-		lines.push("");
-		lines.push("By agent:");
+		if (view.agents.length > 0) lines.push("", "By agent:");
 		for (const agent of view.agents) {
 			const models = agent.models.length > 0 ? ` (${agent.models.join(", ")})` : "";
-			lines.push(`  ${shortId(agent.agentId)}${models}: ${agent.totals.sends} sends, ${outcomesLine(agent.totals)}`);
+			lines.push(
+				`  ${shortId(agent.agentId)}${models}: ${counted(agent.totals.sends, "send")}, ${outcomesLine(agent.totals)}`,
+			);
 			lines.push(`    ${rawLine(agent.totals.raw)}`);
 			lines.push(`    ${mappedLine(agent.totals.mapped)}`);
 			lines.push(`    ${billedLine(agent.billed)}`);
@@ -265,7 +281,7 @@ export function renderUsageView(view: UsageView): string {
 		lines.push("");
 		lines.push("By model:");
 		for (const model of view.models) {
-			lines.push(`  ${model.model}: ${model.totals.sends} sends · ${rawLine(model.totals.raw)}`);
+			lines.push(`  ${model.model}: ${counted(model.totals.sends, "send")} · ${rawLine(model.totals.raw)}`);
 			lines.push(`    ${mappedLine(model.totals.mapped)}`);
 		}
 		lines.push("");
@@ -279,7 +295,7 @@ export function renderUsageView(view: UsageView): string {
 			continue;
 		}
 		lines.push(
-			`Inherited from session ${donor.donorSessionId} (its sends until this session was forked from it; counted there, not here): ${donor.totals.sends} sends on ${donor.agents} agents`,
+			`Inherited from session ${donor.donorSessionId} (its sends until this session was forked from it; counted there, not here): ${counted(donor.totals.sends, "send")} on ${counted(donor.agents, "agent")}`,
 		);
 		lines.push(`  ${rawLine(donor.totals.raw)}`);
 		lines.push(`  ${mappedLine(donor.totals.mapped)}`);

@@ -10,6 +10,7 @@ import type { BridgeCall, BridgeCallHandler } from "../../src/bridge/calls.ts";
 import { type BridgeServer, startBridgeServer } from "../../src/bridge/server.ts";
 import { readBridgeSettings } from "../../src/bridge/settings.ts";
 import { buildBridgeSurface } from "../../src/bridge/snapshot.ts";
+import { readEnv } from "../../src/settings/env.ts";
 import { type ClientLogEntry, type FakeBackend, startFakeBackend } from "../support/fake-backend/client.ts";
 import type { JsonObject } from "../support/fake-backend/codec.ts";
 import { type ProbeResult, runSdkProbe } from "../support/fake-backend/probe.ts";
@@ -245,7 +246,7 @@ test(
 	"a call past PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS fails cleanly: the handler is aborted and the run goes on",
 	async () => {
 		const { seen, handler } = timedHandler(30_000);
-		const { callTimeoutMs } = readBridgeSettings({ PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "500" }, 3_600_000);
+		const { callTimeoutMs } = readBridgeSettings(readEnv({ PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "500" }), 3_600_000);
 		const server = await bridge(handler, callTimeoutMs);
 		const marker = `[[br:slow]] ${crypto.randomUUID()}`;
 		const started = Date.now();

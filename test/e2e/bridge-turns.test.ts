@@ -270,10 +270,15 @@ test.concurrent(
 				const exit = await pi.waitExit(60_000);
 				const start = jsonLines(pi.stdout).find((r) => r.type === "tool_execution_start");
 				const mcpResult = (await logOf("[[bridge:skill]]")).find((e) => e.resultCase === "mcp_result");
+				const prompt = (await backend.runs()).find((r) => r.userText?.includes("[[bridge:skill]]"))?.userText ?? "";
 				withOutput(pi, () => {
 					expect(exit.code).toBe(0);
 					expect(start?.toolName).toBe("cursor_activate_skill");
 					expect(JSON.stringify(mcpResult?.result)).toContain("Step 1: run git log.");
+					// The catalog Cursor sees names the skill and points at the tool, not at a file it cannot read.
+					expect(prompt).toContain("<name>release-notes</name>");
+					expect(prompt).toContain("load the skill with the pi__cursor_activate_skill tool");
+					expect(prompt).not.toContain("release-notes/SKILL.md</location>");
 				});
 			});
 		});

@@ -1,7 +1,8 @@
 // Acceptance of `npm run demo` (build/demo.mjs): in a real terminal (tmux) a newcomer without a key sees Pi's TUI
-// with the demo notice and a Cursor model in the footer, and the scripted answer to whatever they type. Ending the
-// demo (ctrl+d in Pi, or SIGTERM to the launcher) leaves no process and no file behind, and the user's own home is
-// never touched. Print mode (`npm run demo -- -p …`) prints the scripted answer.
+// with the demo notice and a Cursor model in the footer (the notice follows a model switch), and the scripted answer
+// to whatever they type. Ending the demo (ctrl+d in Pi, or SIGTERM to the launcher) leaves no process and no file
+// behind, offers no session to resume, and the user's own home is never touched. Print mode (`npm run demo -- -p …`)
+// prints the scripted answer; `/cursor-usage refresh` there bills exactly what the script reported, at no cost.
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -63,8 +64,12 @@ function demoFolder(machine: Machine): string {
 	return join(machine.tmp, entries[0] ?? "");
 }
 
-function startDemo(machine: Machine): TmuxSession {
-	const terminal = new TmuxSession(machine.root, "exec node build/demo.mjs --no-build", {
+/** The demo in a terminal; `thenShell`: the terminal stays open after the demo, showing what it printed last. */
+function startDemo(machine: Machine, thenShell = false): TmuxSession {
+	const command = thenShell
+		? `node build/demo.mjs --no-build; echo "demo exited: $?"; sleep 120`
+		: "exec node build/demo.mjs --no-build";
+	const terminal = new TmuxSession(machine.root, command, {
 		env: machine.env,
 		cwd: REPO_ROOT,
 	});
@@ -99,9 +104,10 @@ test(
 	"the TUI shows the demo notice, a Cursor model in the footer and the scripted answer; ctrl+d leaves nothing",
 	async () => {
 		const machine = userMachine();
-		const terminal = startDemo(machine);
+		const terminal = startDemo(machine, true);
 		const ready = await waitForReady(terminal);
 		expect(ready).toContain("pi-cursor-sdk");
+		expect(ready).toContain("the real Cursor SDK (cursor/composer-2)");
 		expect(ready).toContain("export CURSOR_API_KEY=…; npm start");
 		expect(footer(ready)).toContain("composer-2");
 		const demo = demoFolder(machine);
@@ -118,8 +124,19 @@ test(
 		expect(footer(answered)).toContain("composer-2");
 		expect(footer(answered)).toContain("cursor:local");
 
+		// The next model (ctrl+p): the notice names it, as the footer does.
+		terminal.press("C-p");
+		const switched = await terminal.waitForScreen(
+			(screen) => /the real Cursor SDK \(cursor\/(?!composer-2\))/.test(screen),
+			"the notice naming the next model",
+		);
+		const next = /the real Cursor SDK \(cursor\/([^)]+)\)/.exec(switched)?.[1] ?? "";
+		expect(footer(switched)).toContain(next.replace(/:.*$/, ""));
+
 		terminal.press("C-d");
-		expect(await terminal.waitClosed(20_000)).toBe(true);
+		const ended = await terminal.waitForScreen((screen) => screen.includes("demo exited: 0"), "the demo's end");
+		expect(ended).not.toContain("To resume this session");
+		terminal.kill();
 		await expectNothingLeft(machine, demo);
 	},
 	TIMEOUT_MS,
@@ -144,7 +161,7 @@ test(
 	"print mode prints the scripted answer, with the notice on stderr",
 	async () => {
 		const machine = userMachine();
-		const child = spawn("node", ["build/demo.mjs", "--no-build", "-p", "hello"], {
+		const child = spawn("node", ["build/demo.mjs", "--no-build", "-p", "hello", "/cursor-usage refresh"], {
 			cwd: REPO_ROOT,
 			env: machine.env,
 			stdio: ["ignore", "pipe", "pipe"],
@@ -160,6 +177,11 @@ test(
 		const code = await new Promise((resolve) => child.on("close", resolve));
 		expect({ code, stderr: stderr.includes("nothing is sent to Cursor") }).toEqual({ code: 0, stderr: true });
 		expect(stdout).toStartWith(DEMO_ANSWER_START);
+		// The scripted turn reports 1800 input and 120 output tokens (build/demo-script.mjs); Cursor "billed" that.
+		expect(stderr).toContain("raw input 1800 (cache read 0, cache write 0) · output 120");
+		expect(stderr).toContain(
+			"billed: 1920 tokens (input 1800, cache read 0, cache write 0, output 120) · cost $0.0000, charged $0.0000",
+		);
 		expect(stdout).not.toContain("nothing is sent to Cursor");
 		expect(`${stdout}${stderr}`).not.toContain("key_users_own_must_not_be_used");
 		expect(readdirSync(machine.tmp)).toEqual([]);

@@ -103,15 +103,13 @@ test(
 
 for (const host of piHosts().slice(1)) {
 	test(
-		`/cursor-doctor in print mode on ${host.name}`,
+		`/cursor-doctor in print mode on ${host.name}: exit code 0 when healthy, 1 when a check fails`,
 		async () => {
-			const result = await limit(() =>
-				runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], {
-					host,
-					home: homes.create(),
-					env: cursorEnv(backend),
-				}),
-			);
+			const run = (env: Record<string, string>) =>
+				limit(() =>
+					runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], { host, home: homes.create(), env }),
+				);
+			const result = await run(cursorEnv(backend));
 			withOutput(result, () => {
 				expect(result.code).toBe(0);
 				expect(result.stdout).toBe("");
@@ -119,17 +117,23 @@ for (const host of piHosts().slice(1)) {
 				expect(result.stderr).toContain("@cursor/sdk 1.0.32");
 				expect(result.stderr).not.toContain("[FAIL]");
 			});
+			const rejected = await run(cursorEnv(rejecting));
+			withOutput(rejected, () => {
+				expect(rejected.code).toBe(1);
+				expect(rejected.stderr).toContain("[FAIL] Cursor accepts the key");
+			});
 		},
 		TIMEOUT_MS,
 	);
 }
 
 test(
-	"/cursor-doctor when Cursor rejects the key (HTTP 401): the key check fails with the fix",
+	"/cursor-doctor when Cursor rejects the key (HTTP 401): the key check fails with the fix, and the exit code says so",
 	async () => {
 		const result = await doctor(cursorEnv(rejecting));
 		withOutput(result, () => {
-			expect(result.code).toBe(0);
+			expect(result.code).toBe(1);
+			expect(result.stderr).toStartWith("Cursor doctor report: 1 check failed");
 			expect(result.stderr).toContain("[FAIL] Cursor accepts the key: Cursor rejected the key");
 			expect(result.stderr).toContain("fix: the key is wrong, expired or revoked");
 			expect(result.stderr).toContain("Cursor will not work until the failures are fixed.");

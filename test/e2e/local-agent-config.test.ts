@@ -189,7 +189,7 @@ describe("project .pi/cursor-sdk.json", () => {
 	}
 
 	test(
-		"ignored without trust, applied with --approve",
+		"ignored without trust, applied with --approve or a decision saved in Pi's trust store (/trust)",
 		async () => {
 			const untrustedHome = homes.create();
 			const untrusted = rpc(untrustedHome, [], { cwd: project(untrustedHome, projectConfig).dir });
@@ -204,6 +204,15 @@ describe("project .pi/cursor-sdk.json", () => {
 			expect(approved.status()).toBe("cursor:local · fast:on · sandbox");
 			await turn(approved, "[[project-approved]] go");
 			await approved.close();
+
+			// No --approve: Pi's own saved decision for the folder (what /trust writes) is the approval.
+			const savedHome = homes.create();
+			const saved = project(savedHome, projectConfig);
+			savedHome.writeAgentFile("trust.json", { [saved.dir]: true });
+			const savedPi = rpc(savedHome, [], { cwd: saved.dir });
+			await savedPi.ready();
+			expect(savedPi.status()).toBe("cursor:local · fast:on · sandbox");
+			await savedPi.close();
 
 			const [ignored] = await runsWith("[[project-untrusted]]");
 			expect(subagents(ignored?.context)).toEqual([]);

@@ -116,10 +116,11 @@ const PRINT_FAULTS: PrintFault[] = [
 		runs: 1,
 	},
 	{
-		name: "connection refused (CURSOR_BACKEND_URL on a closed loopback port) → network wording",
+		name: "connection refused (CURSOR_BACKEND_URL on a closed loopback port) → names what refused, not 'temporary'",
 		prompt: "[[fault:refused]] hi",
 		env: async () => cursorEnv(backend, { CURSOR_BACKEND_URL: `http://127.0.0.1:${await closedPort()}` }),
-		message: /Cursor connection failed \(network error\): .*(fetch failed|ECONNREFUSED).*retry/,
+		message:
+			/^Cursor could not be reached \(network error\): 127\.0\.0\.1:\d+ refused the connection \(ECONNREFUSED\)\. Check your network connection, proxy or firewall, then retry\.$/m,
 		runs: 0,
 	},
 	{

@@ -67,7 +67,7 @@ async function command(pi: RpcPi, text: string, match: RegExp | string = /./): P
 
 function expectSendFigures(view: string): void {
 	// raw = what the fake reported; mapped = input − cache read − cache write, total = input + output
-	expect(view).toContain("3 sends on 1 agents: 3 finished");
+	expect(view).toContain("3 sends on 1 agent: 3 finished");
 	expect(view).toContain(
 		"raw input 4232 (cache read 4096, cache write 0) · output 3 → mapped input 136 · cache read 4096 · cache write 0 · output 3 · total 4235",
 	);
@@ -113,7 +113,7 @@ test(
 		expectSendFigures(view);
 		expect(view).toContain("billed: not requested yet");
 
-		const refreshed = await command(first, "/cursor-usage refresh", "Asked Cursor about 1 agents");
+		const refreshed = await command(first, "/cursor-usage refresh", "Asked Cursor about 1 agent");
 		expect(refreshed).toContain(
 			"billed: 15678 tokens (input 9322, cache read 5296, cache write 800, output 260) · cost $0.1250, charged $0.0325",
 		);
@@ -181,7 +181,7 @@ test(
 		// the next send is journaled on a line of its own, after the torn one
 		await turn(pi, `${TURNS[2].marker} once more`);
 		const after = await command(pi, "/cursor-usage", "Cursor usage for this session");
-		expect(after).toContain("4 sends on 1 agents: 4 finished");
+		expect(after).toContain("4 sends on 1 agent: 4 finished");
 		expect(after).toContain("1 unreadable journal line(s) skipped");
 
 		const help = await command(pi, "/cursor-usage help", "/cursor-usage refresh");
@@ -211,12 +211,12 @@ test(
 		const before = await command(pi, "/cursor-usage", "Cursor usage for this session");
 		expect(before).toContain("No Cursor sends recorded in this session yet.");
 		expect(before).toContain(`Inherited from session ${donor.sessionId}`);
-		expect(before).toContain("3 sends on 1 agents");
+		expect(before).toContain("3 sends on 1 agent");
 		expect(before).toContain("raw input 9322 (cache read 5296, cache write 800) · output 260");
 
 		await turn(pi, `${TURNS[2].marker} in the fork`);
 		const after = await command(pi, "/cursor-usage", "Cursor usage for this session");
-		expect(after).toContain("1 sends on 1 agents: 1 finished");
+		expect(after).toContain("1 send on 1 agent: 1 finished");
 		expect(after).toContain(`Inherited from session ${donor.sessionId}`);
 		expect(readFileSync(donorJournal, "utf8")).toBe(donorText);
 		const lineage = customEntries(String(fork.sessionFile), "cursor-sdk-agent-lineage").filter(

@@ -50,10 +50,40 @@ test("sends are journaled and each agent gets one lineage entry, failed sends in
 		["finished", 30],
 	]);
 	expect(sends[1]?.error).toContain("backend exploded");
-	const lineage = h.customEntries(LINEAGE_ENTRY_TYPE).map((e) => (e.data as { agentId: string }).agentId);
+	const lineage: (string | null)[] = h
+		.customEntries(LINEAGE_ENTRY_TYPE)
+		.map((e) => (e.data as { agentId: string }).agentId);
 	expect(lineage).toEqual([...new Set(sends.map((s) => s.agentId))]);
 	expect(lineage).toHaveLength(2);
 	expect(h.extension.accounting.ledger.lastError?.message).toContain("backend exploded");
+});
+
+test("a send that fails before Cursor creates its agent is journaled with its error class, without lineage", async () => {
+	const sdk = new FakeCursorSdk();
+	let refuse = true;
+	const create = sdk.createAgent.bind(sdk);
+	sdk.createAgent = async (options) => {
+		if (!refuse) return create(options);
+		const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
+			code: "ECONNREFUSED",
+			address: "127.0.0.1",
+			port: 9,
+		});
+		throw Object.assign(new Error("Network request failed", { cause: refused }), { name: "NetworkError" });
+	};
+	const h = await createHarnessSession({ sdk, settings: { retry: { enabled: false } } });
+	open.push(h);
+	await h.session.prompt("first");
+	refuse = false;
+	await h.session.prompt("second");
+	const sends = (h.extension.accounting.ledger.source()?.records ?? []) as SendRecord[];
+	expect(sends.map((s) => [s.outcome, s.errorKind ?? null, s.agentId === null, s.kind])).toEqual([
+		["error", "network", true, "bootstrap"],
+		["finished", null, false, "bootstrap"],
+	]);
+	expect(sends[0]?.error).toContain("127.0.0.1:9 refused the connection");
+	expect(h.customEntries(LINEAGE_ENTRY_TYPE)).toHaveLength(1);
+	expect(h.extension.accounting.ledger.lastError?.message).toContain("127.0.0.1:9 refused the connection");
 });
 
 test("a capability warning during a send: one notice and one entry per request", async () => {

@@ -115,3 +115,36 @@ test("abort while Pi handles a tool batch: the turn ends aborted and the waiting
 	await h.session.prompt("again");
 	expect(assistantStops(h).at(-1)).toBe("stop");
 });
+
+test("PI_CURSOR_TASK_PRESENTATION=task titles Cursor's subagent calls 'Cursor task' (default 'Cursor subagent')", async () => {
+	const taskCall = {
+		type: "task",
+		args: { description: "Audit deps", prompt: "check" },
+		result: { status: "success", value: { conversationSteps: [] } },
+	};
+	const sdk = new FakeCursorSdk();
+	sdk.script = (send) => [
+		tool("started", `t${send.index}`, taskCall),
+		tool("completed", `t${send.index}`, taskCall),
+		{ text: "done" },
+	];
+	const h = await session(sdk);
+	const titles = () =>
+		h.session.state.messages.flatMap((m) =>
+			m.role === "assistant"
+				? m.content.flatMap((c) =>
+						c.type === "toolCall" ? [(c.arguments as { activityTitle?: string }).activityTitle] : [],
+					)
+				: [],
+		);
+	await h.session.prompt("default wording");
+	const saved = process.env.PI_CURSOR_TASK_PRESENTATION;
+	process.env.PI_CURSOR_TASK_PRESENTATION = "task";
+	try {
+		await h.session.prompt("older wording");
+	} finally {
+		if (saved === undefined) delete process.env.PI_CURSOR_TASK_PRESENTATION;
+		else process.env.PI_CURSOR_TASK_PRESENTATION = saved;
+	}
+	expect(titles()).toEqual(["Cursor subagent", "Cursor task"]);
+});

@@ -1,5 +1,5 @@
-// Pi transcript messages for unit tests.
-import type { AssistantMessage, Message, SystemMessage, ToolResultMessage } from "@earendil-works/pi-ai";
+// Pi transcript messages (and a Cursor model row) for unit tests.
+import type { AssistantMessage, Message, Model, SystemMessage, ToolResultMessage } from "@earendil-works/pi-ai";
 import { emptyUsage } from "../../src/turn/usage.ts";
 
 /** Pi ≥ 0.87 system messages: empty content and named sections; later ones patch sections by name. */
@@ -35,3 +35,17 @@ export const toolResultMessage = (id: string, text: string, isError = false): To
 	isError,
 	timestamp: 3,
 });
+
+/** A Cursor model row as Pi hands it to the provider (no cost rates: costs stay zero). */
+export const cursorModel: Model<string> = {
+	id: "composer-2",
+	name: "Composer 2",
+	api: "cursor-sdk",
+	provider: "cursor",
+	baseUrl: "https://api.cursor.com",
+	reasoning: true,
+	input: ["text", "image"],
+	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+	contextWindow: 200_000,
+	maxTokens: 64_000,
+};

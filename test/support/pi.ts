@@ -65,6 +65,7 @@ export class TempHome {
 		return path;
 	}
 
+	/** The environment of a Pi in this home, with `extra` on top (`undefined` removes a variable, e.g. PI_OFFLINE). */
 	env(extra: Record<string, string | undefined> = {}): Record<string, string> {
 		const env: Record<string, string> = {
 			PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -75,7 +76,10 @@ export class TempHome {
 			PI_SKIP_VERSION_CHECK: "1",
 			PI_TELEMETRY: "0",
 		};
-		for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+		for (const [key, value] of Object.entries(extra)) {
+			if (value === undefined) delete env[key];
+			else env[key] = value;
+		}
 		return env;
 	}
 

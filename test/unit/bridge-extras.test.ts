@@ -8,6 +8,7 @@ import { ASK_QUESTION_BLOCKED_EVENT, NO_UI_ANSWER, registerAskQuestion } from ".
 import { renderToolsReport } from "../../src/bridge/report.ts";
 import { readBridgeSettings } from "../../src/bridge/settings.ts";
 import { buildBridgeSurface } from "../../src/bridge/snapshot.ts";
+import { readEnv } from "../../src/settings/env.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registered tool definition, called as Pi would.
 type Tool = { name: string; executionMode?: string; execute: (...args: any[]) => Promise<any> };
@@ -51,7 +52,7 @@ test("cursor_ask_question asks in Pi's UI and marks itself blocked while the dia
 });
 
 test("/cursor-tools names each tool's MCP name or why it is not bridged", () => {
-	const settings = readBridgeSettings({}, 3_600_000);
+	const settings = readBridgeSettings(readEnv({}), 3_600_000);
 	const surface = buildBridgeSurface(
 		["web_search", "bash"],
 		[{ name: "web_search" }, { name: "bash" }, { name: "sleepy" }, { name: "cursor" }],
@@ -64,7 +65,7 @@ test("/cursor-tools names each tool's MCP name or why it is not bridged", () => 
 	expect(report).toContain("sleepy: not active in Pi");
 	expect(report).toContain("cursor: shows Cursor's own tool calls");
 	const off = renderToolsReport({
-		settings: readBridgeSettings({ PI_CURSOR_PI_TOOL_BRIDGE: "0" }, 3_600_000),
+		settings: readBridgeSettings(readEnv({ PI_CURSOR_PI_TOOL_BRIDGE: "0" }), 3_600_000),
 		surface,
 		settingSources: "none",
 		running: false,

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { bridgeToolCallId, isBridgeToolCallId, newBridgeRunId, newPathToken } from "../../src/bridge/ids.ts";
 import { readBridgeSettings } from "../../src/bridge/settings.ts";
+import { readEnv } from "../../src/settings/env.ts";
 
 const HOUR = 3_600_000;
 
@@ -25,13 +26,13 @@ test.each([
 	],
 	["unrecognized booleans keep defaults", { PI_CURSOR_PI_TOOL_BRIDGE: "maybe" }, { enabled: true }],
 ])("%s", (_name, env, expected) => {
-	const settings = readBridgeSettings(env, HOUR);
+	const settings = readBridgeSettings(readEnv(env), HOUR);
 	expect(settings).toMatchObject(expected);
 	expect(settings.problems).toEqual([]);
 });
 
 test.each(["abc", "-5", "0", "1.5", "1e6"])("a malformed call timeout (%s) is reported and ignored", (value) => {
-	const settings = readBridgeSettings({ PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: value }, 60_000);
+	const settings = readBridgeSettings(readEnv({ PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: value }), 60_000);
 	expect(settings.callTimeoutMs).toBe(60_000);
 	expect(settings.problems).toEqual([
 		`PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS="${value}" is not a positive whole number of milliseconds.`,
@@ -39,7 +40,7 @@ test.each(["abc", "-5", "0", "1.5", "1e6"])("a malformed call timeout (%s) is re
 });
 
 test("with the SDK's 60 s MCP timeout in force (override unavailable), the deadline follows it", () => {
-	expect(readBridgeSettings({}, 60_000).callTimeoutMs).toBe(60_000);
+	expect(readBridgeSettings(readEnv({}), 60_000).callTimeoutMs).toBe(60_000);
 });
 
 test("bridge tool-call ids: cursor-pi-bridge-<32 hex run id>-t<n>, at most 64 characters", () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CheckResult, compareVersions, renderDoctor, runChecks } from "../../src/doctor/checks.ts";
 import { type DoctorSources, gatherDoctorFacts } from "../../src/doctor/gather.ts";
+import { readEnv } from "../../src/settings/env.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -33,7 +34,10 @@ const KEY = "key_doctor_secret_98765";
 function sources(dir: string, overrides: Partial<DoctorSources> = {}): DoctorSources {
 	const located = natives(dir);
 	return {
-		env: { CURSOR_TREE_SITTER_VENDOR_DIR: located.treeSitterVendorDir, CURSOR_RIPGREP_PATH: located.ripgrepPath },
+		env: readEnv({
+			CURSOR_TREE_SITTER_VENDOR_DIR: located.treeSitterVendorDir,
+			CURSOR_RIPGREP_PATH: located.ripgrepPath,
+		}),
 		auth: async () => ({ apiKey: KEY, source: "CURSOR_API_KEY" }),
 		me: async () => ({ apiKeyName: "laptop" }),
 		piVersion: "1.6.0",
@@ -100,7 +104,7 @@ test("stale explicit native overrides warn naming the variable; a missing platfo
 	const stale = join(dir, "old", "vendor");
 	const results = runChecks(
 		await gatherDoctorFacts(
-			sources(dir, { env: { CURSOR_TREE_SITTER_VENDOR_DIR: stale, CURSOR_RIPGREP_PATH: join(dir, "nope") } }),
+			sources(dir, { env: readEnv({ CURSOR_TREE_SITTER_VENDOR_DIR: stale, CURSOR_RIPGREP_PATH: join(dir, "nope") }) }),
 		),
 	);
 	const parser = byTitle(results, "Native shell parser");
@@ -108,7 +112,7 @@ test("stale explicit native overrides warn naming the variable; a missing platfo
 	expect(parser?.detail).toContain(`CURSOR_TREE_SITTER_VENDOR_DIR=${stale}`);
 	expect(parser?.fix).toContain("unset CURSOR_TREE_SITTER_VENDOR_DIR");
 	expect(byTitle(results, "ripgrep")?.fix).toContain("unset CURSOR_RIPGREP_PATH");
-	const missing = runChecks(await gatherDoctorFacts(sources(tempDir(), { env: {}, natives: {} })));
+	const missing = runChecks(await gatherDoctorFacts(sources(tempDir(), { env: readEnv({}), natives: {} })));
 	expect(byTitle(missing, "Native shell parser")).toMatchObject({
 		status: "warn",
 		fix: expect.stringContaining("reinstall"),
@@ -155,6 +159,22 @@ test("versions, transport, setting sources, catalog age, store root, bridge and 
 	expect(byTitle(unusable, "Agent store root")).toMatchObject({ status: "fail", detail: "it is not an absolute path" });
 	const oldPi = runChecks(await gatherDoctorFacts(sources(dir, { piVersion: "0.80.0" })));
 	expect(byTitle(oldPi, "Versions")?.detail).toContain("supported Pi versions are 0.87.1 through 1.6.0");
+});
+
+test("the report opens with its verdict, counted in words that fit the numbers", () => {
+	const check = (status: CheckResult["status"], title: string): CheckResult => ({ title, status, detail: "d" });
+	const first = (results: CheckResult[]) => renderDoctor(results).split("\n")[0];
+	expect(first([check("ok", "a"), check("ok", "b")])).toBe("Cursor doctor report: All checks passed.");
+	expect(first([check("ok", "a"), check("warn", "b")])).toBe(
+		"Cursor doctor report: All essential checks passed, 1 warning.",
+	);
+	expect(first([check("fail", "a"), check("warn", "b"), check("warn", "c")])).toBe(
+		"Cursor doctor report: 1 check failed, 2 warnings. Cursor will not work until the failures are fixed.",
+	);
+	expect(first([check("fail", "a"), check("fail", "b")])).toBe(
+		"Cursor doctor report: 2 checks failed. Cursor will not work until the failures are fixed.",
+	);
+	expect(renderDoctor([check("warn", "b")])).toContain("[WARN] b: d");
 });
 
 test("version comparison", () => {

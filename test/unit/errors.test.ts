@@ -51,4 +51,69 @@ describe("classifyCursorError", () => {
 		expect(classified.kind).toBe("network");
 		expect(classified.message).not.toContain("supersecret");
 	});
+
+	describe("a connection that could not be made names what and why", () => {
+		/** The SDK's shape: NetworkError("Network request failed") → TypeError("fetch failed") → Node's system error. */
+		const sdkNetworkError = (system: object) =>
+			Object.assign(new Error("Network request failed", { cause: new TypeError("fetch failed", { cause: system }) }), {
+				name: "NetworkError",
+			});
+		const systemError = (message: string, fields: object) => Object.assign(new Error(message), fields);
+
+		test.each([
+			[
+				"refused",
+				systemError("connect ECONNREFUSED 127.0.0.1:45999", {
+					code: "ECONNREFUSED",
+					address: "127.0.0.1",
+					port: 45999,
+				}),
+				"127.0.0.1:45999 refused the connection (ECONNREFUSED)",
+			],
+			[
+				"DNS",
+				systemError("getaddrinfo ENOTFOUND api.example.invalid", {
+					code: "ENOTFOUND",
+					hostname: "api.example.invalid",
+				}),
+				"the name api.example.invalid could not be resolved (DNS lookup failed, ENOTFOUND)",
+			],
+			[
+				"connect timeout",
+				systemError("Connect Timeout Error (attempted address: api.example.com:443, timeout: 10000ms)", {
+					code: "UND_ERR_CONNECT_TIMEOUT",
+				}),
+				"connecting to api.example.com:443 timed out (UND_ERR_CONNECT_TIMEOUT)",
+			],
+			[
+				"every address of a host refused",
+				Object.assign(
+					new AggregateError(
+						[systemError("connect ECONNREFUSED ::1:443", { code: "ECONNREFUSED", address: "::1", port: 443 })],
+						"",
+					),
+					{ code: "ECONNREFUSED" },
+				),
+				"::1:443 refused the connection (ECONNREFUSED)",
+			],
+		])("%s: says who and why, and never calls it usually temporary", (_name, system, reason) => {
+			const classified = classifyCursorError(sdkNetworkError(system));
+			expect(classified.kind).toBe("network");
+			expect(classified.message).toBe(
+				`Cursor could not be reached (network error): ${reason}. Check your network connection, proxy or firewall, then retry.`,
+			);
+		});
+
+		test("a reset connection is usually temporary", () => {
+			const reset = systemError("read ECONNRESET", { code: "ECONNRESET", address: "10.0.0.1", port: 443 });
+			expect(classifyCursorError(sdkNetworkError(reset)).message).toBe(
+				"Cursor connection failed (network error): the connection to 10.0.0.1:443 was reset (ECONNRESET). This is usually temporary: retry.",
+			);
+		});
+
+		test("without a system error behind it, the SDK's own text is kept", () => {
+			const classified = classifyCursorError(sdkNetworkError({}));
+			expect(classified.message).toStartWith("Cursor connection failed (network error): Network request failed");
+		});
+	});
 });

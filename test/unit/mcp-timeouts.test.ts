@@ -5,6 +5,7 @@ import {
 	readMcpTimeoutSettings,
 	uninstallMcpTimeoutOverride,
 } from "../../src/process/mcp-timeouts.ts";
+import { readEnv } from "../../src/settings/env.ts";
 
 test.each([
 	["defaults: 3600 s for tool calls, 10 s to connect/list", {}, 3_600_000, 10_000],
@@ -29,14 +30,16 @@ test.each([
 	],
 	["capped at the longest timer", { PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS: "99999999" }, 2_147_483_647, 10_000],
 ])("%s", (_name, env, toolMs, connectMs) => {
-	expect(readMcpTimeoutSettings(env)).toEqual({ toolMs, connectMs, problems: [] });
+	expect(readMcpTimeoutSettings(readEnv(env))).toEqual({ toolMs, connectMs, problems: [] });
 });
 
 test.each(["0", "-1", "1.5", "ten", "1e3"])("a malformed value (%s) keeps the default and says so", (value) => {
-	const settings = readMcpTimeoutSettings({
-		PI_CURSOR_MCP_TOOL_TIMEOUT_MS: value,
-		PI_CURSOR_MCP_CONNECT_TIMEOUT_SECONDS: value,
-	});
+	const settings = readMcpTimeoutSettings(
+		readEnv({
+			PI_CURSOR_MCP_TOOL_TIMEOUT_MS: value,
+			PI_CURSOR_MCP_CONNECT_TIMEOUT_SECONDS: value,
+		}),
+	);
 	expect(settings.toolMs).toBe(3_600_000);
 	expect(settings.connectMs).toBe(10_000);
 	expect(settings.problems).toEqual([

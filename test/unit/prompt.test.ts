@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
 import type { AssistantMessage, Message } from "@earendil-works/pi-ai";
+import { formatSkillsForPrompt } from "@earendil-works/pi-coding-agent";
+import { pointSkillsAtTool } from "../../src/prompt/skills.ts";
 import {
 	buildBootstrapPrompt,
 	buildIncrementalPrompt,
@@ -7,7 +9,7 @@ import {
 	TOOL_BOUNDARY,
 	TOOL_TAIL_GUARD,
 } from "../../src/prompt/transcript.ts";
-import { assistantMessage } from "../support/messages.ts";
+import { assistantMessage, userMessage } from "../support/messages.ts";
 
 const assistant = (content: AssistantMessage["content"]) => assistantMessage(content, 1);
 
@@ -105,4 +107,42 @@ test("incremental: only the new input plus the tail guard, no instructions or bo
 	const { text, images } = buildIncrementalPrompt([{ role: "user", content: "next question", timestamp: 9 }]);
 	expect(text).toBe(`<latest_user_request>\nnext question\n</latest_user_request>\n\n${TOOL_TAIL_GUARD}`);
 	expect(images).toEqual([]);
+});
+
+test("with cursor_activate_skill bridged, Pi's skill catalog points at it instead of SKILL.md files", () => {
+	const skills = [
+		{ name: "release-notes", description: "Write <release> notes.", filePath: "/home/me/.pi/agent/skills/rn/SKILL.md" },
+		{ name: "hidden", description: "Only by /skill.", filePath: "/x/hidden/SKILL.md", disableModelInvocation: true },
+	].map((s) => ({ ...s, baseDir: s.filePath.replace(/\/SKILL\.md$/, ""), source: "user" }));
+	const catalog = formatSkillsForPrompt(skills as never).trim();
+	const system: Message = {
+		role: "system",
+		content: "",
+		sections: { preamble: "You are Pi.", skills: catalog },
+		timestamp: 0,
+	};
+	const messages = [system, userMessage("notes please")];
+
+	const offered = buildBootstrapPrompt(messages, { skillTool: "pi__cursor_activate_skill" }).text;
+	expect(offered).toContain("load the skill with the pi__cursor_activate_skill tool (argument: the skill's name)");
+	expect(offered).toContain("<name>release-notes</name>");
+	expect(offered).toContain("<description>Write &lt;release&gt; notes.</description>");
+	expect(offered).not.toContain("SKILL.md</location>");
+	expect(offered).not.toContain("Use the read tool to load a skill's file");
+	expect(offered).not.toContain("hidden");
+
+	// Without the tool (bridge off), Pi's catalog goes as it is.
+	expect(buildBootstrapPrompt(messages).text).toContain("/home/me/.pi/agent/skills/rn/SKILL.md");
+	// Pi 0.87.1 words the intro differently (bash as the reader, another path hint): the same rewrite applies.
+	const older = catalog
+		.replace("Use the read tool", "Use bash")
+		.replace(
+			/Resolve relative paths[^\n]*/,
+			"When a skill file references a relative path, resolve it (parent of SKILL.md).",
+		);
+	expect(pointSkillsAtTool(older, "pi__cursor_activate_skill")).toBe(
+		pointSkillsAtTool(catalog, "pi__cursor_activate_skill"),
+	);
+	// Text without a catalog in Pi's format is left alone.
+	expect(pointSkillsAtTool("no skills here <available_skills>", "t")).toBe("no skills here <available_skills>");
 });

@@ -15,12 +15,17 @@ import { Value } from "typebox/value";
 import { isReplayToolCallId, replayToolCallId } from "../../src/replay/ids.ts";
 import {
 	activityOf,
+	type MapContext,
 	mapCompletedToolCall,
 	mapIncompleteToolCall,
 	neutralize,
 	type ReplayCard,
 	toToolCallBlock,
 } from "../../src/replay/mapping.ts";
+import { lifecycleLine } from "../../src/replay/policy.ts";
+import { readEnvVar } from "../../src/settings/env.ts";
+
+const readTaskWording = (env: Record<string, string | undefined>) => readEnvVar(env, "taskPresentation");
 
 const CWD = "/srv/project";
 const ctx = { cwd: CWD, secrets: ["key_live_SECRET_1234567890"] };
@@ -50,7 +55,7 @@ function expectPiAccepts(card: ReplayCard): void {
 	).not.toThrow();
 }
 
-function map(toolCall: unknown, extra: Partial<typeof ctx & { liveShellOutput: string }> = {}): ReplayCard {
+function map(toolCall: unknown, extra: Partial<MapContext> = {}): ReplayCard {
 	return mapCompletedToolCall("call-1", toolCall, { ...ctx, ...extra });
 }
 
@@ -327,7 +332,14 @@ describe("neutral cards", () => {
 			"2 todos, 1 completed",
 			"[x] write tests\n[ ] ship",
 		],
-		["createPlan", { plan: "\n# Plan\n1. do it" }, ok({}), "Cursor plan", "# Plan", "# Plan\n1. do it"],
+		[
+			"createPlan",
+			{ plan: `\n# Greet users\n1. Add \`${CWD}/src/hello.ts\`\n2. Register it in [commands](src/commands.ts)` },
+			ok({}),
+			"Cursor plan",
+			"Greet users",
+			"1. Add `src/hello.ts`\n2. Register it in commands\nFiles: src/hello.ts, src/commands.ts\n\nFull plan:\n# Greet users\n1. Add `src/hello.ts`\n2. Register it in [commands](src/commands.ts)",
+		],
 		[
 			"generateImage",
 			{ description: "a cat", filePath: `${CWD}/cat.png` },
@@ -408,6 +420,28 @@ describe("neutral cards", () => {
 		expect(card.result.text).toBe(
 			"Audit deps · explore · composer-2 · 1234abcd · took 4.2 s\n\n• Cursor read: package.json\n\nAll deps are current.",
 		);
+	});
+
+	test("PI_CURSOR_TASK_PRESENTATION=task: the same call keeps the older 'Cursor task' wording everywhere", () => {
+		const call = {
+			type: "task",
+			args: { description: "Audit deps", prompt: "…" },
+			result: ok({
+				conversationSteps: [{ type: "toolCall", message: { type: "task", args: { description: "inner" } } }],
+			}),
+		};
+		const card = map(call, { taskWording: "task" });
+		expect(card.arguments).toEqual({ activityTitle: "Cursor task", activitySummary: "Audit deps" });
+		expect(card.result.text).toBe("Audit deps\n\n• Cursor task: inner");
+		expect(lifecycleLine(call, { ...ctx, taskWording: "task" })).toBe("Cursor task: Audit deps");
+		expect(map({ type: "task", args: {}, result: ok({}) }, { taskWording: "task" }).result.text).toBe(
+			"Cursor task finished",
+		);
+		expect(lifecycleLine(call, ctx)).toBe("Cursor subagent: Audit deps");
+		expect(readTaskWording({ PI_CURSOR_TASK_PRESENTATION: " Task " })).toBe("task");
+		for (const value of [undefined, "", "subagent", "tasks"]) {
+			expect(readTaskWording({ PI_CURSOR_TASK_PRESENTATION: value })).toBe("subagent");
+		}
 	});
 
 	test("an MCP result flagged isError is an error card; a generateImage error uses its own shape", () => {

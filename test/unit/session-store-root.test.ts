@@ -14,6 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chooseStoreRoot, pathTextProblem, prepareStoreRoot, unsafeRootMessage } from "../../src/session/store-root.ts";
+import { readEnv } from "../../src/settings/env.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "store-root-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -23,21 +24,21 @@ const OTHER_UID = 4242;
 
 describe("chooseStoreRoot", () => {
 	test("PI_CURSOR_SDK_STATE_ROOT > user local.storeRoot > SDK default; blank values do not count", () => {
-		expect(chooseStoreRoot({ PI_CURSOR_SDK_STATE_ROOT: " /env/root " }, "/user/root")).toEqual({
+		expect(chooseStoreRoot(readEnv({ PI_CURSOR_SDK_STATE_ROOT: " /env/root " }), "/user/root")).toEqual({
 			kind: "custom",
 			path: "/env/root",
 			source: "env",
 		});
-		expect(chooseStoreRoot({ PI_CURSOR_SDK_STATE_ROOT: "  " }, "/user/root")).toEqual({
+		expect(chooseStoreRoot(readEnv({ PI_CURSOR_SDK_STATE_ROOT: "  " }), "/user/root")).toEqual({
 			kind: "custom",
 			path: "/user/root",
 			source: "user",
 		});
-		expect(chooseStoreRoot({}, "")).toEqual({ kind: "default" });
+		expect(chooseStoreRoot(readEnv({}), "")).toEqual({ kind: "default" });
 	});
 
 	test("an invalid winner is kept (it fails the turn later), never replaced by the next setting", () => {
-		expect(chooseStoreRoot({ PI_CURSOR_SDK_STATE_ROOT: "relative/dir" }, "/user/root")).toMatchObject({
+		expect(chooseStoreRoot(readEnv({ PI_CURSOR_SDK_STATE_ROOT: "relative/dir" }), "/user/root")).toMatchObject({
 			path: "relative/dir",
 			source: "env",
 		});

@@ -5,8 +5,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OWNER_FILE } from "../../src/session/cleanup.ts";
+import { chooseStoreRoot } from "../../src/session/store-root.ts";
 import { SessionStoreScope } from "../../src/session/store-scope.ts";
 import { sessionStoreDir } from "../../src/session/stores.ts";
+import { readEnv } from "../../src/settings/env.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "store-scope-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -17,7 +19,7 @@ describe("SessionStoreScope", () => {
 	test("fileless sessions have no store and need no root", () => {
 		const scope = new SessionStoreScope();
 		expect(scope.start(undefined, { kind: "default" }, () => sdkDefault)).toBeUndefined();
-		expect(scope.forTurn({ PI_CURSOR_SDK_STATE_ROOT: "relative" }, undefined)).toEqual({
+		expect(scope.forTurn(chooseStoreRoot(readEnv({ PI_CURSOR_SDK_STATE_ROOT: "relative" }), undefined))).toEqual({
 			ok: true,
 			storeDir: undefined,
 			moved: false,
@@ -28,19 +30,19 @@ describe("SessionStoreScope", () => {
 		const scope = new SessionStoreScope();
 		const bound = scope.start(owner, { kind: "default" }, () => sdkDefault);
 		expect(bound).toBe(sessionStoreDir(sdkDefault, owner.sessionId));
-		expect(scope.forTurn({}, undefined)).toEqual({ ok: true, storeDir: bound, moved: false });
+		expect(scope.forTurn(chooseStoreRoot(readEnv({}), undefined))).toEqual({ ok: true, storeDir: bound, moved: false });
 		expect(readdirSync(bound as string)).toContain(OWNER_FILE);
 
 		const custom = join(scratch, "custom-root");
-		const moved = scope.forTurn({}, custom);
+		const moved = scope.forTurn(chooseStoreRoot(readEnv({}), custom));
 		expect(moved).toEqual({ ok: true, storeDir: sessionStoreDir(custom, owner.sessionId), moved: true });
 		expect(readdirSync(bound as string)).toEqual([OWNER_FILE]); // this process no longer holds the old store
-		expect(scope.forTurn({}, custom)).toMatchObject({ moved: false });
+		expect(scope.forTurn(chooseStoreRoot(readEnv({}), custom))).toMatchObject({ moved: false });
 
 		const shared = join(scratch, "shared");
 		mkdirSync(shared);
 		chmodSync(shared, 0o777);
-		const failed = scope.forTurn({ PI_CURSOR_SDK_STATE_ROOT: shared }, custom);
+		const failed = scope.forTurn(chooseStoreRoot(readEnv({ PI_CURSOR_SDK_STATE_ROOT: shared }), custom));
 		expect(failed.ok).toBe(false);
 		if (!failed.ok) expect(failed.message).toContain("writable by");
 		expect(existsSync(join(shared, "pi-sessions"))).toBe(false);

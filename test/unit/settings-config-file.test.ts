@@ -4,12 +4,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import {
-	CursorSdkConfigFile,
-	parseUserConfigText,
-	setFastDefault,
-	userConfigPath,
-} from "../../src/settings/config-file.ts";
+import { setFastDefault } from "../../src/settings/config-edits.ts";
+import { CursorSdkConfigFile, userConfigPath } from "../../src/settings/config-file.ts";
+import { parseUserConfigText } from "../../src/settings/config-schema.ts";
 
 const posix = process.platform !== "win32";
 const MODULE_PATH = path.resolve(import.meta.dir, "../../src/settings/config-file.ts");
@@ -50,7 +47,6 @@ describe("paths", () => {
 describe("read", () => {
 	test("missing file → empty config, no warning", async () => {
 		const store = new CursorSdkConfigFile(file);
-		expect(await store.read()).toEqual({ config: {}, exists: false });
 		expect(store.readSync()).toEqual({ config: {}, exists: false });
 	});
 
@@ -58,7 +54,7 @@ describe("read", () => {
 		writeRaw(
 			JSON.stringify({ fastDefaults: { "gpt-5.5": true, "composer-2.5": false }, local: { useHttp1ForAgent: true } }),
 		);
-		const result = await new CursorSdkConfigFile(file).read();
+		const result = new CursorSdkConfigFile(file).readSync();
 		expect(result.warning).toBeUndefined();
 		expect(result.exists).toBe(true);
 		expect({ ...result.config.fastDefaults }).toEqual({ "gpt-5.5": true, "composer-2.5": false });
@@ -75,7 +71,7 @@ describe("read", () => {
 
 	test("unreadable path (a directory) → one warning, never throws", async () => {
 		fs.mkdirSync(file, { recursive: true });
-		const result = await new CursorSdkConfigFile(file).read();
+		const result = new CursorSdkConfigFile(file).readSync();
 		expect(result.config).toEqual({});
 		expect(result.warning).toContain(file);
 		expect(result.warning).toContain("cannot be read");
@@ -143,7 +139,7 @@ describe("invalid files: one warning, ignored parts, never rewritten", () => {
 			const beforeStat = fs.statSync(file);
 			const store = new CursorSdkConfigFile(file);
 
-			const read = await store.read();
+			const read = store.readSync();
 			expect(typeof read.warning).toBe("string");
 			const warning = read.warning ?? "";
 			expect(warning.split("\n")).toHaveLength(1);
@@ -269,7 +265,7 @@ describe("update", () => {
 		await store.setFastDefault("constructor", false);
 		const text = fs.readFileSync(file, "utf8");
 		expect(text).toContain('"__proto__": true');
-		const read = await store.read();
+		const read = store.readSync();
 		expect(read.warning).toBeUndefined();
 		const defaults = read.config.fastDefaults ?? {};
 		expect(Object.hasOwn(defaults, "__proto__")).toBe(true);

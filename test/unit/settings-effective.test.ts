@@ -18,6 +18,7 @@ import {
 	resolveHttp1,
 	resolveMode,
 } from "../../src/settings/effective.ts";
+import { readEnv } from "../../src/settings/env.ts";
 
 const gpt55: CursorModelInput = {
 	isCursor: true,
@@ -275,27 +276,27 @@ describe("HTTP/1.1 precedence", () => {
 		],
 		[
 			"env beats user (on)",
-			{ model: gpt55, env: { PI_CURSOR_HTTP_1_1: "1" }, config: { local: { useHttp1ForAgent: false } } },
+			{ model: gpt55, env: readEnv({ PI_CURSOR_HTTP_1_1: "1" }), config: { local: { useHttp1ForAgent: false } } },
 			{ useHttp1: true, source: "env" },
 		],
 		[
 			"env beats user (off)",
-			{ model: gpt55, env: { PI_CURSOR_HTTP_1_1: "false" }, config: { local: { useHttp1ForAgent: true } } },
+			{ model: gpt55, env: readEnv({ PI_CURSOR_HTTP_1_1: "false" }), config: { local: { useHttp1ForAgent: true } } },
 			{ useHttp1: false, source: "env" },
 		],
 		[
 			"unrecognized env falls through to user",
-			{ model: gpt55, env: { PI_CURSOR_HTTP_1_1: "http1" }, config: { local: { useHttp1ForAgent: true } } },
+			{ model: gpt55, env: readEnv({ PI_CURSOR_HTTP_1_1: "http1" }), config: { local: { useHttp1ForAgent: true } } },
 			{ useHttp1: true, source: "user" },
 		],
 		[
 			"blank env falls through to default",
-			{ model: gpt55, env: { PI_CURSOR_HTTP_1_1: "" } },
+			{ model: gpt55, env: readEnv({ PI_CURSOR_HTTP_1_1: "" }) },
 			{ useHttp1: undefined, source: "default" },
 		],
 		[
 			"session beats env (off)",
-			{ model: gpt55, session: { useHttp1: false }, env: { PI_CURSOR_HTTP_1_1: "true" } },
+			{ model: gpt55, session: { useHttp1: false }, env: readEnv({ PI_CURSOR_HTTP_1_1: "true" }) },
 			{ useHttp1: false, source: "session" },
 		],
 		[
@@ -303,14 +304,14 @@ describe("HTTP/1.1 precedence", () => {
 			{
 				model: gpt55,
 				session: { useHttp1: true },
-				env: { PI_CURSOR_HTTP_1_1: "off" },
+				env: readEnv({ PI_CURSOR_HTTP_1_1: "off" }),
 				config: { local: { useHttp1ForAgent: false } },
 			},
 			{ useHttp1: true, source: "session" },
 		],
 		[
 			"cleared (null) session falls through to env",
-			{ model: gpt55, session: { useHttp1: null }, env: { PI_CURSOR_HTTP_1_1: "yes" } },
+			{ model: gpt55, session: { useHttp1: null }, env: readEnv({ PI_CURSOR_HTTP_1_1: "yes" }) },
 			{ useHttp1: true, source: "env" },
 		],
 		[
@@ -333,7 +334,7 @@ describe("status text", () => {
 		["cursor:local · fast:on (composer default)", { model: composer }, "cursor:local · fast:on"],
 		[
 			"cursor:local · fast:on · http1",
-			{ model: composer, env: { PI_CURSOR_HTTP_1_1: "true" } },
+			{ model: composer, env: readEnv({ PI_CURSOR_HTTP_1_1: "true" }) },
 			"cursor:local · fast:on · http1",
 		],
 		// Cursor SDK Mode Behavior examples
@@ -385,12 +386,16 @@ describe("status text", () => {
 		// Hidden
 		["non-Cursor model → no status", { model: notCursor, session: { mode: "plan" } }, undefined],
 		["no model → no status", { model: undefined }, undefined],
-		["PI_CURSOR_FOOTER=0 → no status", { model: gpt55, env: { PI_CURSOR_FOOTER: "0" } }, undefined],
-		["PI_CURSOR_FOOTER=off → no status", { model: gpt55, env: { PI_CURSOR_FOOTER: "off" } }, undefined],
-		["PI_CURSOR_FOOTER=1 → status", { model: gpt55, env: { PI_CURSOR_FOOTER: "1" } }, "cursor:local · fast:off"],
+		["PI_CURSOR_FOOTER=0 → no status", { model: gpt55, env: readEnv({ PI_CURSOR_FOOTER: "0" }) }, undefined],
+		["PI_CURSOR_FOOTER=off → no status", { model: gpt55, env: readEnv({ PI_CURSOR_FOOTER: "off" }) }, undefined],
+		[
+			"PI_CURSOR_FOOTER=1 → status",
+			{ model: gpt55, env: readEnv({ PI_CURSOR_FOOTER: "1" }) },
+			"cursor:local · fast:off",
+		],
 		[
 			"unrecognized PI_CURSOR_FOOTER keeps default",
-			{ model: gpt55, env: { PI_CURSOR_FOOTER: "x" } },
+			{ model: gpt55, env: readEnv({ PI_CURSOR_FOOTER: "x" }) },
 			"cursor:local · fast:off",
 		],
 	];
@@ -412,9 +417,9 @@ describe("status text", () => {
 
 	test("isFooterEnabled", () => {
 		expect(isFooterEnabled(undefined)).toBe(true);
-		expect(isFooterEnabled({})).toBe(true);
-		expect(isFooterEnabled({ PI_CURSOR_FOOTER: "no" })).toBe(false);
-		expect(isFooterEnabled({ PI_CURSOR_FOOTER: "ON" })).toBe(true);
+		expect(isFooterEnabled(readEnv({}))).toBe(true);
+		expect(isFooterEnabled(readEnv({ PI_CURSOR_FOOTER: "no" }))).toBe(false);
+		expect(isFooterEnabled(readEnv({ PI_CURSOR_FOOTER: "ON" }))).toBe(true);
 	});
 
 	test("resolveEffectiveSettings returns every part", () => {
@@ -422,7 +427,7 @@ describe("status text", () => {
 			resolveEffectiveSettings({
 				model: grokFast,
 				flags: { mode: "plan" },
-				env: { PI_CURSOR_HTTP_1_1: "1" },
+				env: readEnv({ PI_CURSOR_HTTP_1_1: "1" }),
 			}),
 		).toEqual({
 			fast: { kind: "value", fast: true, source: "catalog" },

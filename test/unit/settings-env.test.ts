@@ -1,13 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import {
-	DEFAULT_MODEL_CACHE_TTL_MS,
-	parseBooleanSetting,
-	parseModelCacheTtlMs,
-	parseSettingSources,
-	readBooleanEnv,
-	readCursorEnv,
-	type SettingSources,
-} from "../../src/settings/env.ts";
+import { readEnv } from "../../src/settings/env.ts";
+import { parseBooleanSetting, type SettingSources } from "../../src/settings/env-parse.ts";
+
+const DEFAULT_MODEL_CACHE_TTL_MS = 86_400_000;
 
 describe("boolean vocabulary", () => {
 	const cases: [string | undefined, boolean | undefined][] = [
@@ -43,12 +38,14 @@ describe("boolean vocabulary", () => {
 		});
 	}
 
-	test("readBooleanEnv falls back to the default for unset/blank/unrecognized", () => {
-		expect(readBooleanEnv({}, "X", true)).toBe(true);
-		expect(readBooleanEnv({ X: "" }, "X", false)).toBe(false);
-		expect(readBooleanEnv({ X: "maybe" }, "X", true)).toBe(true);
-		expect(readBooleanEnv({ X: "no" }, "X", true)).toBe(false);
-		expect(readBooleanEnv({ X: "yes" }, "X", false)).toBe(true);
+	test("a boolean variable falls back to its default for unset/blank/unrecognized", () => {
+		// PI_CURSOR_FOOTER defaults to on, PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT to off.
+		expect(readEnv({}).footer).toBe(true);
+		expect(readEnv({ PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT: "" }).hideModelsWhenLoggedOut).toBe(false);
+		expect(readEnv({ PI_CURSOR_FOOTER: "maybe" }).footer).toBe(true);
+		expect(readEnv({ PI_CURSOR_FOOTER: "no" }).footer).toBe(false);
+		expect(readEnv({ PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT: "yes" }).hideModelsWhenLoggedOut).toBe(true);
+		expect(readEnv({ PI_CURSOR_FOOTER: "maybe", PI_CURSOR_HIDE_MODELS_WHEN_LOGGED_OUT: "" }).problems).toEqual([]);
 	});
 });
 
@@ -72,7 +69,9 @@ describe("PI_CURSOR_SETTING_SOURCES", () => {
 	];
 	for (const [input, sources, isDefault] of ok) {
 		test(`${JSON.stringify(input)} → ${JSON.stringify(sources)}`, () => {
-			expect(parseSettingSources(input)).toEqual({ ok: true, sources, isDefault });
+			const env = readEnv({ PI_CURSOR_SETTING_SOURCES: input });
+			expect(env.settingSources).toEqual({ ok: true, sources, isDefault });
+			expect(env.problems).toEqual([]);
 		});
 	}
 
@@ -88,13 +87,15 @@ describe("PI_CURSOR_SETTING_SOURCES", () => {
 	];
 	for (const [input, message] of bad) {
 		test(`${JSON.stringify(input)} → error`, () => {
-			const result = parseSettingSources(input);
+			const env = readEnv({ PI_CURSOR_SETTING_SOURCES: input });
+			const result = env.settingSources;
 			expect(result.ok).toBe(false);
 			if (!result.ok) {
 				expect(result.error).toMatch(message);
 				expect(result.error).toContain("PI_CURSOR_SETTING_SOURCES");
 				expect(result.error).toContain('Use "all", "none"');
 				expect(result.raw).toBe(input);
+				expect(env.problems).toEqual([{ key: "settingSources", message: result.error }]);
 			}
 		});
 	}
@@ -116,16 +117,30 @@ describe("PI_CURSOR_SDK_MODEL_CACHE_TTL_MS", () => {
 	];
 	for (const [input, expected] of cases) {
 		test(`${JSON.stringify(input)} → ${expected}`, () => {
-			expect(parseModelCacheTtlMs(input)).toBe(expected);
+			expect(readEnv({ PI_CURSOR_SDK_MODEL_CACHE_TTL_MS: input }).modelCacheTtlMs).toBe(expected);
 		});
 	}
 });
 
-describe("readCursorEnv", () => {
+describe("readEnv", () => {
 	test("defaults", () => {
-		expect(readCursorEnv({})).toEqual({
+		expect(readEnv({})).toEqual({
+			apiKey: undefined,
 			useHttp1: undefined,
 			footer: true,
+			taskPresentation: "subagent",
+			cloudAck: undefined,
+			cloudRepo: undefined,
+			cloudBranch: undefined,
+			cloudContext: undefined,
+			cloudDirectPush: undefined,
+			cloudAutoCreatePr: undefined,
+			cloudSkipReviewerRequest: undefined,
+			cloudAllowLocalState: undefined,
+			cloudEnvType: undefined,
+			cloudEnvName: undefined,
+			cloudEnv: undefined,
+			cloudEnvFromFiles: undefined,
 			settingSources: { ok: true, sources: ["all"], isDefault: true },
 			hideModelsWhenLoggedOut: false,
 			disableModelCache: false,
@@ -134,12 +149,32 @@ describe("readCursorEnv", () => {
 			firstResponseTimeoutMs: 45_000,
 			streamIdleTimeoutMs: 300_000,
 			liveRunIdleDisposeMs: 300_000,
+			preservePiAgentsMd: false,
+			localResume: true,
+			stateRoot: undefined,
+			eventDebug: false,
+			autoReview: undefined,
+			sandbox: undefined,
+			nativeToolDisplay: true,
+			registerNativeTools: true,
+			treeSitterVendorDir: undefined,
+			ripgrepPath: undefined,
+			backendUrl: undefined,
+			piToolBridge: true,
+			exposeBuiltinTools: false,
+			toolManifest: true,
+			bridgeCallTimeoutMs: undefined,
+			bridgeDebug: false,
+			mcpToolTimeoutMs: 3_600_000,
+			mcpConnectTimeoutMs: 10_000,
+			askQuestion: false,
+			problems: [],
 		});
 	});
 
 	test("explicit values", () => {
 		expect(
-			readCursorEnv({
+			readEnv({
 				PI_CURSOR_HTTP_1_1: "true",
 				PI_CURSOR_FOOTER: "0",
 				PI_CURSOR_SETTING_SOURCES: "none",
@@ -151,7 +186,7 @@ describe("readCursorEnv", () => {
 				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "2147483647",
 				PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS: "5000",
 			}),
-		).toEqual({
+		).toMatchObject({
 			useHttp1: true,
 			footer: false,
 			settingSources: { ok: true, sources: [], isDefault: false },
@@ -162,32 +197,72 @@ describe("readCursorEnv", () => {
 			firstResponseTimeoutMs: 3_000,
 			streamIdleTimeoutMs: 2_147_483_647,
 			liveRunIdleDisposeMs: 5_000,
+			problems: [],
 		});
 	});
 
 	test("the refresh timeout must be a positive whole number of milliseconds", () => {
 		for (const value of ["0", "-5", "1.5", " 100", "abc"]) {
-			expect(readCursorEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: value }).modelRefreshTimeoutMs).toBe(15_000);
+			expect(readEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: value }).modelRefreshTimeoutMs).toBe(15_000);
 		}
-		expect(readCursorEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "1" }).modelRefreshTimeoutMs).toBe(1);
+		expect(readEnv({ PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "1" }).modelRefreshTimeoutMs).toBe(1);
 	});
 
 	test("turn deadlines take decimal milliseconds from 1 to 2^31 − 1, anything else keeps the default", () => {
 		for (const value of ["0", "-5", "1.5", " 100", "100 ", "1e3", "abc", "", "2147483648"]) {
-			const env = readCursorEnv({
+			const env = readEnv({
 				PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: value,
 				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: value,
 			});
 			expect([env.firstResponseTimeoutMs, env.streamIdleTimeoutMs]).toEqual([45_000, 300_000]);
 		}
-		const env = readCursorEnv({ PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "1", PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "250" });
+		const env = readEnv({ PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "1", PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "250" });
 		expect([env.firstResponseTimeoutMs, env.streamIdleTimeoutMs]).toEqual([1, 250]);
 	});
 
 	test("HTTP/1.1 is tri-state and unrecognized footer values keep the default", () => {
-		expect(readCursorEnv({ PI_CURSOR_HTTP_1_1: "off" }).useHttp1).toBe(false);
-		expect(readCursorEnv({ PI_CURSOR_HTTP_1_1: "whatever" }).useHttp1).toBeUndefined();
-		expect(readCursorEnv({ PI_CURSOR_FOOTER: "hide" }).footer).toBe(true);
-		expect(readCursorEnv({ PI_CURSOR_FOOTER: "disabled" }).footer).toBe(false);
+		expect(readEnv({ PI_CURSOR_HTTP_1_1: "off" }).useHttp1).toBe(false);
+		expect(readEnv({ PI_CURSOR_HTTP_1_1: "whatever" }).useHttp1).toBeUndefined();
+		expect(readEnv({ PI_CURSOR_FOOTER: "hide" }).footer).toBe(true);
+		expect(readEnv({ PI_CURSOR_FOOTER: "disabled" }).footer).toBe(false);
+	});
+});
+
+describe("text variables and reported problems", () => {
+	test("paths and addresses are trimmed and blank means unset; an empty key is no key; natives stay as given", () => {
+		const env = readEnv({
+			PI_CURSOR_SDK_STATE_ROOT: " /srv/state ",
+			CURSOR_BACKEND_URL: "  ",
+			CURSOR_API_KEY: "",
+			CURSOR_RIPGREP_PATH: "",
+		});
+		expect(env.stateRoot).toBe("/srv/state");
+		expect(env.backendUrl).toBeUndefined();
+		expect(env.apiKey).toBeUndefined();
+		expect(env.ripgrepPath).toBe("");
+		expect(readEnv({ PI_CURSOR_SDK_STATE_ROOT: "\t" }).stateRoot).toBeUndefined();
+	});
+
+	test("a malformed _MS value is reported and the _SECONDS spelling still counts", () => {
+		const env = readEnv({ PI_CURSOR_MCP_TOOL_TIMEOUT_MS: "soon", PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS: "30" });
+		expect(env.mcpToolTimeoutMs).toBe(30_000);
+		expect(env.problems).toEqual([
+			{
+				key: "mcpToolTimeoutMs",
+				message: 'PI_CURSOR_MCP_TOOL_TIMEOUT_MS="soon" is not a positive whole number; using the default.',
+			},
+		]);
+	});
+
+	test("each reported problem names its variable; silent fallbacks report nothing", () => {
+		const env = readEnv({
+			PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "-1",
+			PI_CURSOR_SETTING_SOURCES: "everything",
+			PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "soon",
+			PI_CURSOR_TOOL_MANIFEST: "perhaps",
+		});
+		expect(env.problems.map((problem) => problem.key)).toEqual(["settingSources", "bridgeCallTimeoutMs"]);
+		expect(env.firstResponseTimeoutMs).toBe(45_000);
+		expect(env.toolManifest).toBe(true);
 	});
 });

@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CursorSdkConfigFile } from "../../src/settings/config-file.ts";
 import { LocalAgentConfig } from "../../src/settings/local-config.ts";
-import { approveOverride, projectConfigPath, projectConfigTrusted } from "../../src/settings/project-config.ts";
+import {
+	approveOverride,
+	projectConfigPath,
+	projectConfigTrusted,
+	savedProjectTrust,
+} from "../../src/settings/project-config.ts";
 
 describe("approveOverride", () => {
 	test("reads --approve/-a and --no-approve/-na; the last one wins; nothing after --", () => {
@@ -19,20 +24,47 @@ describe("approveOverride", () => {
 });
 
 describe("projectConfigTrusted", () => {
-	const facts = { piTrusted: true, override: undefined, trustEventSeen: false, hasProtectedResources: false };
+	const facts = {
+		piTrusted: true,
+		savedTrust: false,
+		cliApprove: false,
+		trustEventSeen: false,
+		hasProtectedResources: false,
+	};
 	test("Pi's default trust for a folder without protected resources is not an approval", () => {
 		expect(projectConfigTrusted(facts)).toBe(false);
 	});
-	test("--approve, a trust event this run, or a trust decision over protected resources approve", () => {
-		expect(projectConfigTrusted({ ...facts, override: true })).toBe(true);
+	test("Pi's trust flow this run, its decision over protected resources, or a saved decision approve", () => {
 		expect(projectConfigTrusted({ ...facts, trustEventSeen: true })).toBe(true);
 		expect(projectConfigTrusted({ ...facts, hasProtectedResources: true })).toBe(true);
+		expect(projectConfigTrusted({ ...facts, savedTrust: true })).toBe(true);
 	});
-	test("never when Pi does not trust the project, or with --no-approve", () => {
-		expect(projectConfigTrusted({ ...facts, piTrusted: false, override: true, trustEventSeen: true })).toBe(false);
-		expect(projectConfigTrusted({ ...facts, override: false, trustEventSeen: true, hasProtectedResources: true })).toBe(
-			false,
-		);
+	test("--approve counts where Pi's state cannot show it (a folder Pi trusts by default)", () => {
+		expect(projectConfigTrusted({ ...facts, cliApprove: true })).toBe(true);
+	});
+	test("never when Pi does not trust the project (also --no-approve), whatever else says so", () => {
+		const all = { savedTrust: true, cliApprove: true, trustEventSeen: true, hasProtectedResources: true };
+		expect(projectConfigTrusted({ ...facts, ...all, piTrusted: false })).toBe(false);
+	});
+});
+
+describe("savedProjectTrust: Pi's own trust store", () => {
+	test("a saved decision for the folder or a parent; none, a refusal or an unreadable store is no trust", () => {
+		const home = mkdtempSync(join(tmpdir(), "trust-store-test-"));
+		try {
+			const agentDir = join(home, "agent");
+			const project = join(home, "work", "project");
+			mkdirSync(project, { recursive: true });
+			expect(savedProjectTrust(agentDir, project)).toBe(false);
+			writeFileSync(join(agentDir, "trust.json"), JSON.stringify({ [join(home, "work")]: true }));
+			expect(savedProjectTrust(agentDir, project)).toBe(true);
+			writeFileSync(join(agentDir, "trust.json"), JSON.stringify({ [project]: false, [join(home, "work")]: true }));
+			expect(savedProjectTrust(agentDir, project)).toBe(false);
+			writeFileSync(join(agentDir, "trust.json"), "{ not json");
+			expect(savedProjectTrust(agentDir, project)).toBe(false);
+		} finally {
+			rmSync(home, { recursive: true, force: true });
+		}
 	});
 });
 
@@ -54,7 +86,7 @@ describe("LocalAgentConfig", () => {
 		const config = new LocalAgentConfig(new CursorSdkConfigFile(userPath), (m) => warnings.push(m));
 		return { cwd, config, warnings };
 	}
-	const untrusted = { piTrusted: true, override: undefined, hasProtectedResources: false };
+	const untrusted = { piTrusted: true, savedTrust: false, cliApprove: false, hasProtectedResources: false };
 	const projectText = JSON.stringify({
 		local: { sandboxOptions: { enabled: true } },
 		subagents: { p: { description: "project", prompt: "p" } },
@@ -75,13 +107,13 @@ describe("LocalAgentConfig", () => {
 		expect(read.project?.local?.sandboxOptions).toEqual({ enabled: true });
 		expect(Object.keys(config.subagents(() => undefined).agents ?? {})).toEqual(["p"]);
 		const other = fixture(projectText);
-		expect(other.config.start(other.cwd, { ...untrusted, override: true }).project).toBeDefined();
+		expect(other.config.start(other.cwd, { ...untrusted, cliApprove: true }).project).toBeDefined();
 	});
 
 	test("a malformed trusted project file is reported once (not on every re-read) and left byte-identical", () => {
 		const text = '{ "subagents": { "p": ';
 		const { cwd, config, warnings } = fixture(text);
-		config.start(cwd, { ...untrusted, override: true });
+		config.start(cwd, { ...untrusted, cliApprove: true });
 		config.reload();
 		config.reload();
 		expect(warnings).toHaveLength(1);

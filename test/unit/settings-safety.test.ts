@@ -1,7 +1,8 @@
 // Cursor's local safety controls (auto-review, sandbox): off by default, explicit enables only, shown in the footer.
 import { describe, expect, test } from "bun:test";
-import type { CursorSdkUserConfig } from "../../src/settings/config-file.ts";
+import type { CursorSdkUserConfig } from "../../src/settings/config-schema.ts";
 import { formatCursorStatus } from "../../src/settings/effective.ts";
+import { readEnv } from "../../src/settings/env.ts";
 import { resolveSafety, safetyAgentOptions } from "../../src/settings/safety.ts";
 
 const on: CursorSdkUserConfig = { local: { autoReview: true, sandboxOptions: { enabled: true } } };
@@ -10,27 +11,29 @@ const off: CursorSdkUserConfig = { local: { autoReview: false, sandboxOptions: {
 describe("resolveSafety", () => {
 	test("off by default", () => {
 		expect(resolveSafety({})).toEqual({ autoReview: false, sandbox: false });
-		expect(resolveSafety({ env: {}, user: {}, project: {} })).toEqual({ autoReview: false, sandbox: false });
+		expect(resolveSafety({ env: readEnv({}), user: {}, project: {} })).toEqual({ autoReview: false, sandbox: false });
 	});
 
 	test("flags turn each control on for the run", () => {
 		expect(resolveSafety({ flags: { autoReview: true } })).toEqual({ autoReview: true, sandbox: false });
-		expect(resolveSafety({ flags: { sandbox: true }, env: { PI_CURSOR_SANDBOX: "0" } })).toEqual({
+		expect(resolveSafety({ flags: { sandbox: true }, env: readEnv({ PI_CURSOR_SANDBOX: "0" }) })).toEqual({
 			autoReview: false,
 			sandbox: true,
 		});
 	});
 
 	test("env (shared boolean words) beats config; unrecognized values fall through", () => {
-		expect(resolveSafety({ env: { PI_CURSOR_AUTO_REVIEW: "yes", PI_CURSOR_SANDBOX: "on" } })).toEqual({
+		expect(resolveSafety({ env: readEnv({ PI_CURSOR_AUTO_REVIEW: "yes", PI_CURSOR_SANDBOX: "on" }) })).toEqual({
 			autoReview: true,
 			sandbox: true,
 		});
-		expect(resolveSafety({ env: { PI_CURSOR_AUTO_REVIEW: "off", PI_CURSOR_SANDBOX: "0" }, user: on })).toEqual({
-			autoReview: false,
-			sandbox: false,
-		});
-		expect(resolveSafety({ env: { PI_CURSOR_SANDBOX: "maybe" }, user: on }).sandbox).toBe(true);
+		expect(resolveSafety({ env: readEnv({ PI_CURSOR_AUTO_REVIEW: "off", PI_CURSOR_SANDBOX: "0" }), user: on })).toEqual(
+			{
+				autoReview: false,
+				sandbox: false,
+			},
+		);
+		expect(resolveSafety({ env: readEnv({ PI_CURSOR_SANDBOX: "maybe" }), user: on }).sandbox).toBe(true);
 	});
 
 	test("trusted project config beats user config, both ways", () => {
@@ -57,7 +60,7 @@ describe("footer", () => {
 		expect(
 			formatCursorStatus({
 				model,
-				env: { PI_CURSOR_HTTP_1_1: "1" },
+				env: readEnv({ PI_CURSOR_HTTP_1_1: "1" }),
 				config: { local: { sandboxOptions: { enabled: true } } },
 			}),
 		).toBe("cursor:local · fast:n/a · http1 · sandbox");

@@ -6,7 +6,13 @@ import { parseUsageCommand } from "../../src/usage/command.ts";
 import { writeExport } from "../../src/usage/export.ts";
 import { readInheritedHistory, type SessionHeaderFacts } from "../../src/usage/inherited.ts";
 import { appendRecord, journalPath } from "../../src/usage/journal.ts";
-import { billedRecordOf, type JournalRecord, type SendRecord, unavailableRecord } from "../../src/usage/records.ts";
+import {
+	billedRecordOf,
+	type JournalRecord,
+	parseRecord,
+	type SendRecord,
+	unavailableRecord,
+} from "../../src/usage/records.ts";
 import { REFRESH_AGENT_LIMIT, takeSnapshots } from "../../src/usage/refresh.ts";
 import {
 	agentsToRefresh,
@@ -96,6 +102,33 @@ test("the view totals sends by agent and model, raw and mapped, with outcomes", 
 	expect(text).toContain("billed: not requested yet");
 });
 
+test("a send that failed before Cursor gave it an agent is listed with its error class, under no agent", () => {
+	const failed: SendRecord = {
+		...send("unused", 1, null, "error"),
+		agentId: null,
+		runId: null,
+		kind: "bootstrap",
+		error: "Cursor could not be reached (network error): 127.0.0.1:9 refused the connection (ECONNREFUSED).",
+		errorKind: "network",
+	};
+	const dir = tempDir();
+	const path = journalPath(dir, "s1");
+	appendRecord(path, failed);
+	appendRecord(path, send("agent-a", 2, [10, 1, 0, 0]));
+	const read = readFileSync(path, "utf8").trim().split("\n");
+	const view = buildUsageView(source(read.map((line) => parseRecord(JSON.parse(line))).filter((r) => r !== undefined)));
+	expect(view.totals).toMatchObject({ sends: 2, finished: 1, errors: 1, withoutUsage: 1 });
+	expect(view.agents.map((a) => a.agentId)).toEqual(["agent-a"]);
+	expect(agentsToRefresh(view.sends, "s1", REFRESH_AGENT_LIMIT)).toEqual(["agent-a"]);
+	const text = renderUsageView(view);
+	expect(text).toContain("2 sends on 1 agent: 1 finished, 1 failed, 1 without reported usage");
+	expect(text).toContain("#1 2026-11-02 10:00:01 composer-2 error (network, no agent): usage not reported");
+	expect(text).toContain("agent-a (composer-2): 1 send, 1 finished");
+	const alone = renderUsageView(buildUsageView(source([failed])));
+	expect(alone).toContain("1 send: 0 finished, 1 failed");
+	expect(alone).not.toContain("By agent:");
+});
+
 test("billed: the newest successful snapshot wins; unavailable shows only without one", () => {
 	const ok = billedRecordOf("s1", "agent-a", T0 + 10_000, {
 		usage: { inputTokens: 9, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 10 },
@@ -144,7 +177,7 @@ test("an empty session, skipped lines, a read error and inherited history are al
 	expect(text).toContain("in memory only");
 	expect(text).toContain("2 unreadable journal line(s) skipped");
 	expect(text).toContain(
-		"Inherited from session donor-1 (its sends until this session was forked from it; counted there, not here): 1 sends on 1 agents",
+		"Inherited from session donor-1 (its sends until this session was forked from it; counted there, not here): 1 send on 1 agent",
 	);
 	expect(text).toContain("Inherited from session unknown: unavailable (the donor session file could not be read)");
 });

@@ -1,8 +1,8 @@
 // Test-side helper: starts the fake backend in its own process (Bun) and talks to its /__fake/ control API.
 
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { startServerProcess } from "../processes.ts";
 import type { RunRequestSummary } from "./messages.ts";
 import type { ScenarioInput } from "./scenario.ts";
 import type { ClientLogEntry, RequestLogEntry, RestBehaviour, RunInfo } from "./state.ts";
@@ -62,17 +62,6 @@ export interface FakeBackend {
 	stderr(): string;
 }
 
-const children = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	process.on("exit", () => {
-		for (const child of children) child.kill("SIGKILL");
-	});
-}
-
 /** Model items of the captured Cursor catalog (default: the repository's `data/cursor-model-catalog.json`). */
 export function loadCapturedCatalog(
 	path = process.env.CURSOR_MODEL_CATALOG_JSON ?? join(REPO_ROOT, "data", "cursor-model-catalog.json"),
@@ -83,62 +72,11 @@ export function loadCapturedCatalog(
 }
 
 export async function startFakeBackend(options: StartFakeBackendOptions = {}): Promise<FakeBackend> {
-	installExitHook();
-	const child = spawn(bunPath(), [join(FAKE_BACKEND_DIR, "main.ts")], {
-		cwd: REPO_ROOT,
-		stdio: ["pipe", "pipe", "pipe"],
-		env: { ...process.env, ...(options.env ?? {}) },
-	});
-	children.add(child);
-	let stderrText = "";
-	child.stderr?.on("data", (chunk: Buffer) => {
-		stderrText = (stderrText + chunk.toString()).slice(-16384);
-	});
-	const exited = new Promise<void>((resolve) => {
-		child.once("exit", () => {
-			children.delete(child);
-			resolve();
-		});
-	});
-
-	const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {
-		let buffer = "";
-		const timer = setTimeout(() => {
-			child.kill("SIGKILL");
-			reject(new Error(`fake backend did not start in time; stderr: ${stderrText}`));
-		}, options.startTimeoutMs ?? 15000);
-		child.stdout?.on("data", (chunk: Buffer) => {
-			buffer += chunk.toString();
-			const newline = buffer.indexOf("\n");
-			if (newline < 0) return;
-			clearTimeout(timer);
-			try {
-				resolve(JSON.parse(buffer.slice(0, newline)) as { url: string; pid: number });
-			} catch (error) {
-				reject(error);
-			}
-		});
-		child.once("exit", (code) => {
-			clearTimeout(timer);
-			reject(new Error(`fake backend exited with ${code}; stderr: ${stderrText}`));
-		});
-	});
-
-	const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-		const response = await fetch(`${ready.url}/__fake/${path}`, {
-			method,
-			headers: { "content-type": "application/json" },
-			...(body === undefined ? {} : { body: JSON.stringify(body) }),
-		});
-		const text = await response.text();
-		if (!response.ok) throw new Error(`fake backend control ${method} ${path}: ${response.status} ${text}`);
-		return JSON.parse(text) as T;
-	};
-
-	let stopped: Promise<void> | undefined;
+	const server = await startServerProcess("fake backend", join(FAKE_BACKEND_DIR, "main.ts"), options);
+	const { control } = server;
 	const backend: FakeBackend = {
-		url: ready.url,
-		pid: ready.pid,
+		url: server.url,
+		pid: server.pid,
 		enqueue: async (...scenarios) => {
 			if (scenarios.length) await control("POST", "scenarios", { scenarios });
 		},
@@ -176,20 +114,8 @@ export async function startFakeBackend(options: StartFakeBackendOptions = {}): P
 		reset: async () => {
 			await control("POST", "reset");
 		},
-		stop: () => {
-			stopped ??= (async () => {
-				if (child.exitCode === null && child.signalCode === null) {
-					child.stdin?.end();
-					child.kill("SIGTERM");
-					const timer = setTimeout(() => child.kill("SIGKILL"), 2000);
-					await exited;
-					clearTimeout(timer);
-				}
-				children.delete(child);
-			})();
-			return stopped;
-		},
-		stderr: () => stderrText,
+		stop: server.stop,
+		stderr: server.stderr,
 	};
 
 	try {

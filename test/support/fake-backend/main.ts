@@ -3,7 +3,8 @@
 // Prints one JSON line {"url":"http://127.0.0.1:NNNN","pid":N} when ready. Exits when stdin (a pipe) closes, or
 // on SIGTERM / SIGINT. The optional config file is {rest?, scenarios?, scenarioMap?, defaultScenario?}.
 
-import { fstatSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { stopWithParent } from "../processes.ts";
 import type { ScenarioInput } from "./scenario.ts";
 import { normalizeScenario } from "./scenario.ts";
 import { startFakeBackendServer } from "./server.ts";
@@ -38,22 +39,6 @@ const stop = (code: number) => {
 	server.close().then(() => process.exit(code));
 };
 
-process.on("SIGTERM", () => stop(0));
-process.on("SIGINT", () => stop(0));
-// Exit with the parent: watch stdin only when it is a pipe or socket (not /dev/null, a file or a TTY, whose
-// immediate EOF or interactivity would make the backend exit at once or never).
-let stdinIsPipe = false;
-try {
-	const stat = fstatSync(0);
-	stdinIsPipe = stat.isFIFO() || stat.isSocket();
-} catch {
-	// no stdin
-}
-if (stdinIsPipe) {
-	process.stdin.on("end", () => stop(0));
-	process.stdin.on("close", () => stop(0));
-	process.stdin.on("error", () => stop(0));
-	process.stdin.resume();
-}
+stopWithParent(() => stop(0));
 
 process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);

@@ -123,7 +123,17 @@ export function toolCallJson(spec: ToolCallSpec, cwd: string | undefined): JsonO
 		const args = mcpArgs(spec.mcp, spec.callId);
 		return { mcp_tool_call: result ? { args, result } : { args } };
 	}
-	throw new Error(`tool call ${spec.callId} has no kind (shell, read, edit, delete, ls, grep, glob, mcp, toolCall)`);
+	if (spec.createPlan) {
+		const { plan, name, overview, result: r } = spec.createPlan;
+		const args = { plan, ...(name !== undefined ? { name } : {}), ...(overview !== undefined ? { overview } : {}) };
+		let result: JsonObject | undefined;
+		if (r === "success") result = { success: {} };
+		else if (r) result = { error: { error: r.error } };
+		return { create_plan_tool_call: result ? { args, result } : { args } };
+	}
+	throw new Error(
+		`tool call ${spec.callId} has no kind (shell, read, edit, delete, ls, grep, glob, mcp, createPlan, toolCall)`,
+	);
 }
 
 export function toolCallUpdate(

@@ -1,10 +1,10 @@
 // Test-side helper: runs sdk-probe.mjs (the REAL @cursor/sdk) under Node 24 in a child process, with a temporary
 // HOME / TMPDIR / workspace, against a backend URL. Returns the parsed JSON-line events.
 
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { jsonLineEvents, runCaptured } from "../processes.ts";
 import { FAKE_BACKEND_DIR, node24Path, REPO_ROOT } from "./toolchain.ts";
 
 export interface ProbeSend {
@@ -95,39 +95,18 @@ export async function runSdkProbe(
 		...(options.env ?? {}),
 	};
 	const started = Date.now();
-	const child = spawn(node24Path(), [join(FAKE_BACKEND_DIR, "sdk-probe.mjs"), JSON.stringify({ ...config, cwd })], {
-		cwd: REPO_ROOT,
-		env,
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk: Buffer) => {
-		stdout += chunk.toString();
-	});
-	child.stderr.on("data", (chunk: Buffer) => {
-		stderr = (stderr + chunk.toString()).slice(-65536);
-	});
-	const killTimer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60000);
-	const exitCode = await new Promise<number | null>((resolve) => {
-		child.once("close", (code) => resolve(code));
-	});
-	clearTimeout(killTimer);
+	const { stdout, stderr, exitCode } = await runCaptured(
+		node24Path(),
+		[join(FAKE_BACKEND_DIR, "sdk-probe.mjs"), JSON.stringify({ ...config, cwd })],
+		{ cwd: REPO_ROOT, env, timeoutMs: options.timeoutMs ?? 60000 },
+	);
 	try {
 		options.inspect?.(root);
 	} finally {
 		rmSync(root, { recursive: true, force: true });
 	}
 
-	const events: ProbeEvent[] = [];
-	for (const line of stdout.split("\n")) {
-		if (!line.trim()) continue;
-		try {
-			events.push(JSON.parse(line) as ProbeEvent);
-		} catch {
-			events.push({ event: "stdout", line });
-		}
-	}
+	const events = jsonLineEvents<ProbeEvent>(stdout);
 	const forSend = (index: number) => events.filter((e) => e.send === index);
 	return {
 		events,

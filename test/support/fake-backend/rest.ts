@@ -1,5 +1,7 @@
 // REST/JSON endpoints and tolerant unary RPCs (docs/fake-cursor-backend-protocol.md §3–§4).
 
+import type { JsonObject } from "./codec.ts";
+import type { UsageSpec } from "./scenario.ts";
 import type { FakeState, RouteOverride } from "./state.ts";
 
 export interface Reply {
@@ -49,6 +51,27 @@ export function bearerOf(authorization: string | undefined): string | null {
 	return match ? (match[1] ?? "") : authorization;
 }
 
+const USAGE_FIELDS = ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens"] as const;
+
+/** Token totals of `usages`, shaped like Cursor's `getUsage` answer. */
+function tokens(usages: readonly UsageSpec[]): JsonObject {
+	const counts = Object.fromEntries(
+		USAGE_FIELDS.map((field) => [field, usages.reduce((sum, usage) => sum + (usage[field] ?? 0), 0)]),
+	);
+	return { ...counts, totalTokens: Object.values(counts).reduce((sum, n) => sum + n, 0) };
+}
+
+/** `GET /v1/agents/:id/usage` from what the fake streamed: every turn of the agent's runs, at no cost. */
+function usageOfRuns(state: FakeState, agentId: string): JsonObject {
+	const runs = state.runs.filter((run) => run.conversationId === agentId && run.usage);
+	const free = { rawCostCents: 0, chargedCents: 0 };
+	return {
+		totalUsage: tokens(runs.map((run) => run.usage ?? {})),
+		cost: free,
+		runs: runs.map((run) => ({ runId: run.requestId, usage: tokens([run.usage ?? {}]), cost: free })),
+	};
+}
+
 /** Answers a REST or unary RPC request. `contentType` is the request content type. */
 export function restReply(
 	state: FakeState,
@@ -82,7 +105,10 @@ export function restReply(
 		return json(200, { items: rest.models });
 	}
 	if (method === "GET" && pathname === "/v1/me") return json(200, rest.me);
-	if (method === "GET" && /^\/v1\/agents\/[^/]+\/usage$/.test(pathname)) return json(200, rest.usage);
+	const agentUsage = /^\/v1\/agents\/([^/]+)\/usage$/.exec(pathname);
+	if (method === "GET" && agentUsage) {
+		return json(200, rest.usageFromRuns ? usageOfRuns(state, decodeURIComponent(agentUsage[1] ?? "")) : rest.usage);
+	}
 
 	if (method === "POST" && /^\/(aiserver|agent)\.v1\.[A-Za-z]+\/[A-Za-z]+$/.test(pathname)) {
 		// Tolerant unary RPCs: privacy mode, server config (http2_config = 0 keeps HTTP/1.1), statsig, team

@@ -149,8 +149,10 @@ export class ScenarioRunner {
 			if (!outcome.completed && step.exec.waitForResult !== false) return this.execFailed(outcome.id);
 		} else if ("tool" in step) return this.toolMacro(step.tool);
 		else if ("abortExec" in step) this.send({ exec_server_control_message: { abort: { id: step.abortExec } } });
-		else if ("turnEnded" in step) this.send(turnEnded(step.turnEnded === true ? {} : step.turnEnded));
-		else if ("error" in step) {
+		else if ("turnEnded" in step) {
+			this.run.usage = step.turnEnded === true ? {} : step.turnEnded;
+			this.send(turnEnded(this.run.usage));
+		} else if ("error" in step) {
 			this.finish(step.error);
 			return "stop";
 		} else if ("end" in step) {

@@ -42,6 +42,15 @@ export interface McpToolSpec {
 	result?: { text: string; isError?: boolean } | { error: string };
 }
 
+/** Cursor's plan (plan mode): the SDK reports only `plan` (markdown); `name` and `overview` travel on the wire. */
+export interface CreatePlanToolSpec {
+	plan: string;
+	name?: string;
+	overview?: string;
+	/** Cursor's answer to the plan: `"success"` (what a local SDK run gets) or an error. */
+	result?: "success" | { error: string };
+}
+
 /** A tool call as shown to the client in tool-call updates (one kind, or a raw agent.v1.ToolCall). */
 export interface ToolCallSpec {
 	callId: string;
@@ -55,6 +64,7 @@ export interface ToolCallSpec {
 	grep?: { pattern: string; path?: string };
 	glob?: { globPattern: string; targetDirectory?: string };
 	mcp?: McpToolSpec;
+	createPlan?: CreatePlanToolSpec;
 	/** Raw agent.v1.ToolCall JSON (snake_case proto field names). */
 	toolCall?: JsonObject;
 }

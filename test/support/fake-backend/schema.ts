@@ -39,7 +39,7 @@ const DESCRIPTORS = [
 	"TtftBreakdown|1 server_first_token_ms 1|2 pre_stream_setup_ms 1|3 wait_for_first_event_ms 1|4 provider_ttft_ms 1?|5 slow_pool_wait_ms 1",
 
 	// Tool calls (UI descriptions of a call; agent.v1.ToolCall)
-	"ToolCall|1 shell_tool_call ShellToolCall|3 delete_tool_call DeleteToolCall|4 glob_tool_call GlobToolCall|5 grep_tool_call GrepToolCall|8 read_tool_call ReadToolCall|12 edit_tool_call EditToolCall|13 ls_tool_call LsToolCall|15 mcp_tool_call McpToolCall|57 tool_call_id 9?|59 started_at_ms 4?|60 completed_at_ms 4?",
+	"ToolCall|1 shell_tool_call ShellToolCall|3 delete_tool_call DeleteToolCall|4 glob_tool_call GlobToolCall|5 grep_tool_call GrepToolCall|8 read_tool_call ReadToolCall|12 edit_tool_call EditToolCall|13 ls_tool_call LsToolCall|15 mcp_tool_call McpToolCall|17 create_plan_tool_call CreatePlanToolCall|57 tool_call_id 9?|59 started_at_ms 4?|60 completed_at_ms 4?",
 	"ShellToolCall|1 args ShellArgs|2 result ShellResult|3 description 9?",
 	"ReadToolCall|1 args ReadToolArgs|2 result ReadToolResult",
 	"ReadToolArgs|1 path 9|2 offset 5?|3 limit 5?|5 include_line_numbers 8?",
@@ -63,6 +63,11 @@ const DESCRIPTORS = [
 	"GrepToolCall|1 args GrepArgs|2 result GrepResult",
 	"GlobToolCall|1 args GlobToolArgs",
 	"GlobToolArgs|1 target_directory 9?|2 glob_pattern 9",
+	// The SDK passes only `plan` on (its createPlan args); name and overview are what Cursor also sends.
+	"CreatePlanToolCall|1 args CreatePlanArgs|2 result CreatePlanResult",
+	"CreatePlanArgs|1 plan 9|3 overview 9|4 name 9|5 is_project 8",
+	"CreatePlanResult|1 success Empty|2 error CreatePlanError|3 plan_uri 9",
+	"CreatePlanError|1 error 9",
 
 	// Exec requests
 	"ExecServerMessage|1 id 13|15 exec_id 9|57 machine_id 9?|2 shell_args ShellArgs|3 write_args WriteArgs|4 delete_args DeleteArgs|5 grep_args GrepArgs|7 read_args ReadArgs|29 redacted_read_args ReadArgs|8 ls_args LsArgs|9 diagnostics_args DiagnosticsArgs|10 request_context_args RequestContextArgs|11 mcp_args McpArgs|14 shell_stream_args ShellArgs|52 mini_swe_agent_bash_args ShellArgs|55 accept_hook_additional_contexts 8?",

@@ -25,7 +25,7 @@ export interface FakeBackendServer {
 	close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage): Promise<Uint8Array> {
+export function readBody(req: IncomingMessage): Promise<Uint8Array> {
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
@@ -43,13 +43,13 @@ function readBody(req: IncomingMessage): Promise<Uint8Array> {
 	});
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+export function header(req: IncomingMessage, name: string): string | undefined {
 	const value = req.headers[name];
 	return Array.isArray(value) ? value[0] : value;
 }
 
 /** Drops the connection (Bun's node:http would answer an empty 200 to a bare res.destroy()). */
-function cut(res: ServerResponse): void {
+export function cut(res: ServerResponse): void {
 	res.socket?.destroy();
 	res.destroy();
 }

@@ -3,7 +3,7 @@
 import type { JsonObject } from "./codec.ts";
 import type { ClientMessageSummary } from "./messages.ts";
 import type { RunSession } from "./run-session.ts";
-import { DEFAULT_SCENARIO, normalizeScenario, type Scenario, type ScenarioInput } from "./scenario.ts";
+import { DEFAULT_SCENARIO, normalizeScenario, type Scenario, type ScenarioInput, type UsageSpec } from "./scenario.ts";
 
 export interface RouteOverride {
 	/** HTTP status (default 200). */
@@ -33,6 +33,11 @@ export interface RestBehaviour {
 	me: JsonObject;
 	/** Body of GET /v1/agents/:id/usage. */
 	usage: JsonObject;
+	/**
+	 * Instead of `usage`: the sum of the `turnEnded` usage the fake streamed on the agent's runs (its conversation id),
+	 * at no cost, with one row per run (what the demo's scripted Cursor "billed").
+	 */
+	usageFromRuns: boolean;
 	/** Per-route overrides keyed by "METHOD /path" or "/path" (exact pathname). */
 	routes: Record<string, RouteOverride>;
 }
@@ -71,6 +76,7 @@ export function defaultRest(): RestBehaviour {
 			cost: { rawCostCents: 0.5, chargedCents: 0 },
 			runs: [],
 		},
+		usageFromRuns: false,
 		routes: {},
 	};
 }
@@ -118,6 +124,8 @@ export interface RunInfo {
 	clientClosed: boolean;
 	userText?: string;
 	conversationId?: string | null;
+	/** The `turnEnded` usage this run streamed. */
+	usage?: UsageSpec;
 	error?: { code: string; message: string };
 	/** Problems of the scenario runner (bad step, exec timeout). */
 	problems: string[];

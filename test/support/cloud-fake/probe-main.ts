@@ -1,0 +1,166 @@
+// The child side of runCloudProbe (probe.ts): drives the REAL @cursor/sdk through src/sdk/cursor-sdk.ts (and the
+// cloud turn of src/cloud/run.ts) against the cloud fake, one step after another, and prints one JSON line per
+// event. It runs in its own process because the SDK reads CURSOR_BACKEND_URL once when it is first imported.
+//   bun test/support/cloud-fake/probe-main.ts '<ProbeScript JSON>'
+
+import type { AssistantMessageEvent } from "@earendil-works/pi-ai";
+import type { CloudProbeStep, ProbeScript } from "./probe.ts";
+
+const script = JSON.parse(process.argv[2] ?? "{}") as ProbeScript;
+const { cloudSdk } = await import("../../../src/sdk/cursor-sdk.ts");
+type Agent = Awaited<ReturnType<typeof cloudSdk.createAgent>>;
+
+const started = Date.now();
+const emit = (event: string, fields: Record<string, unknown> = {}) => {
+	const now = Date.now();
+	process.stdout.write(`${JSON.stringify({ event, t: now - started, at: now, ...fields })}\n`);
+};
+
+function describeError(error: unknown) {
+	const e = error as { name?: unknown; message?: unknown; code?: unknown; status?: unknown };
+	return { name: e?.name, message: String(e?.message ?? error), code: e?.code, status: e?.status };
+}
+
+const control = async (path: string) => (await fetch(`${script.fakeUrl}/__fake/${path}`)).json();
+
+const agents = new Map<string, Agent>();
+const agentOf = (slot: string): Agent => {
+	const agent = agents.get(slot);
+	if (!agent) throw new Error(`probe: no agent in slot ${slot}`);
+	return agent;
+};
+const idOf = (step: { slot?: string; agentId?: string }) => step.agentId ?? agentOf(step.slot ?? "").agentId;
+
+async function send(step: Extract<CloudProbeStep, { op: "send" }>, index: number): Promise<void> {
+	const agent = agentOf(step.slot);
+	const deltas: unknown[] = [];
+	let cancelled: Promise<void> | undefined;
+	let run: Awaited<ReturnType<Agent["send"]>> | undefined;
+	const cancel = () => {
+		if (!run || cancelled) return;
+		emit("cancel", { step: index });
+		cancelled = run.cancel();
+	};
+	run = await agent.send(step.text, {
+		...(step.model ? { model: step.model } : {}),
+		onDelta: ({ update }) => {
+			deltas.push(update);
+			if (step.cancelOnDelta === update.type) cancel();
+		},
+	});
+	emit("sent", { step: index, runId: run.id, agentId: agent.agentId });
+	if (step.cancelAfterMs !== undefined) setTimeout(cancel, step.cancelAfterMs);
+	if (step.noWait) return;
+	const messages: unknown[] = [];
+	if (step.stream) for await (const message of run.stream()) messages.push(message);
+	const result = await run.wait();
+	await cancelled;
+	emit("result", { step: index, result, deltas, messages, status: run.status });
+}
+
+async function turn(step: Extract<CloudProbeStep, { op: "turn" }>, index: number): Promise<void> {
+	const { runCloudTurn } = await import("../../../src/cloud/run.ts");
+	const { CloudJournal } = await import("../../../src/cloud/journal.ts");
+	const controller = new AbortController();
+	const file = new CloudJournal(step.journalPath);
+	// Reports how many agents the fake had created when the new agent became durable in the journal.
+	const journal = {
+		record: async (entry: Parameters<typeof file.record>[0]) => {
+			if (entry.type === "agent") {
+				const log = (await control("requests")) as { route: string }[];
+				emit("journal-agent", { step: index, creates: log.filter((e) => e.route === "create").length });
+			}
+			file.record(entry);
+		},
+	};
+	const abort = () => {
+		if (controller.signal.aborted) return;
+		emit("abort", { step: index });
+		controller.abort();
+	};
+	const stream = runCloudTurn(
+		step.model,
+		{ ...step.turn, signal: controller.signal },
+		{
+			sdk: cloudSdk,
+			journal,
+			trace: (line) => emit("trace", { step: index, line }),
+		},
+	);
+	if (step.abortAfterMs !== undefined) setTimeout(abort, step.abortAfterMs);
+	for await (const event of stream as AsyncIterable<AssistantMessageEvent>) {
+		const { partial: _partial, ...rest } = event as AssistantMessageEvent & { partial?: unknown };
+		emit("pi", { step: index, pi: rest });
+		if (step.abortOnEvent === event.type) abort();
+	}
+	emit("turn-end", { step: index });
+}
+
+async function runStep(step: CloudProbeStep, index: number): Promise<void> {
+	switch (step.op) {
+		case "create":
+		case "resume": {
+			const setup = { apiKey: script.apiKey, cloud: { repos: [] }, ...step.setup };
+			const agent =
+				step.op === "create"
+					? await cloudSdk.createAgent(setup)
+					: await cloudSdk.resumeAgent(step.agentId ?? agentOf(step.fromSlot ?? "").agentId, setup);
+			agents.set(step.slot, agent);
+			emit(step.op, { step: index, agentId: agent.agentId });
+			return;
+		}
+		case "send":
+			return send(step, index);
+		case "turn":
+			return turn(step, index);
+		case "manage": {
+			const { parseCloudCommand } = await import("../../../src/cloud/command.ts");
+			const { cloudListText, mutateCloudAgent } = await import("../../../src/cloud/manage.ts");
+			const { CloudJournal } = await import("../../../src/cloud/journal.ts");
+			const deps = { sdk: cloudSdk, journal: new CloudJournal(step.journalPath), apiKey: script.apiKey };
+			const command = parseCloudCommand(step.args);
+			const outcome =
+				command.kind === "list"
+					? { ok: true, message: await cloudListText(deps) }
+					: command.kind === "usage"
+						? { ok: false, message: command.message }
+						: await mutateCloudAgent(deps, command);
+			emit("manage", { step: index, ...outcome });
+			return;
+		}
+		case "requests":
+			emit("requests", { step: index, log: await control("requests") });
+			return;
+		case "list":
+			emit("list", { step: index, value: await cloudSdk.listAgents(script.apiKey, step.options) });
+			return;
+		case "get":
+			emit("get", { step: index, value: await cloudSdk.getAgent(idOf(step), script.apiKey) });
+			return;
+		case "getRun":
+			emit("getRun", { step: index, value: await cloudSdk.getRun(idOf(step), step.runId, script.apiKey) });
+			return;
+		case "archive":
+			await cloudSdk.archiveAgent(idOf(step), script.apiKey);
+			emit("archive", { step: index });
+			return;
+		case "delete":
+			await cloudSdk.deleteAgent(idOf(step), script.apiKey);
+			emit("delete", { step: index });
+			return;
+		case "sleep":
+			await new Promise((resolve) => setTimeout(resolve, step.ms));
+			return;
+	}
+}
+
+for (const [index, step] of script.steps.entries()) {
+	try {
+		await runStep(step, index);
+	} catch (error) {
+		emit("error", { step: index, op: step.op, error: describeError(error) });
+	}
+}
+emit("done");
+// The SDK can keep handles open after its runs ended.
+process.exit(0);

@@ -1,0 +1,122 @@
+// Test-side helper: runs probe-main.ts (the REAL @cursor/sdk through src/sdk/cursor-sdk.ts, and src/cloud/run.ts)
+// in a Bun child process against the cloud fake, with a temporary HOME, and returns its JSON-line events.
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Model } from "@earendil-works/pi-ai";
+import type { CloudTurn } from "../../../src/cloud/run.ts";
+import type { CloudAgentSetup, ModelSelection } from "../../../src/sdk/cursor-sdk.ts";
+import { bunPath, REPO_ROOT } from "../fake-backend/toolchain.ts";
+import { jsonLineEvents, runCaptured } from "../processes.ts";
+import { CLOUD_FAKE_DIR } from "./client.ts";
+
+type AgentRef = { slot: string; agentId?: undefined } | { agentId: string; slot?: undefined };
+
+export type CloudProbeStep =
+	| { op: "create"; slot: string; setup?: Partial<CloudAgentSetup> }
+	| { op: "resume"; slot: string; agentId?: string; fromSlot?: string; setup?: Partial<CloudAgentSetup> }
+	| {
+			op: "send";
+			slot: string;
+			text: string;
+			model?: ModelSelection;
+			/** Consume `run.stream()` too (its messages come back as `messages`). */
+			stream?: boolean;
+			/** Go on with the next step while the run goes on. */
+			noWait?: boolean;
+			cancelAfterMs?: number;
+			/** Cancel when the first `onDelta` update of this type arrives. */
+			cancelOnDelta?: string;
+	  }
+	| {
+			op: "turn";
+			model: Model<string>;
+			turn: Omit<CloudTurn, "signal">;
+			journalPath: string;
+			abortAfterMs?: number;
+			/** Abort when Pi's stream emits its first event of this type (e.g. `text_delta`). */
+			abortOnEvent?: string;
+	  }
+	/** `/cursor-cloud <args>` through src/cloud/manage.ts on this journal. */
+	| { op: "manage"; journalPath: string; args: string }
+	/** The fake's request log at this point. */
+	| { op: "requests" }
+	| { op: "list"; options?: { limit?: number; cursor?: string; includeArchived?: boolean } }
+	| ({ op: "get" } & AgentRef)
+	| ({ op: "getRun"; runId: string } & AgentRef)
+	| ({ op: "archive" } & AgentRef)
+	| ({ op: "delete" } & AgentRef)
+	| { op: "sleep"; ms: number };
+
+export interface ProbeScript {
+	fakeUrl: string;
+	apiKey: string;
+	steps: CloudProbeStep[];
+}
+
+export interface ProbeEvent {
+	event: string;
+	/** Milliseconds since the probe started. */
+	t: number;
+	/** `Date.now()` when it happened (the cloud fake's request log uses the same clock). */
+	at: number;
+	step?: number;
+	// biome-ignore lint/suspicious/noExplicitAny: JSON from the child, read by tests
+	[key: string]: any;
+}
+
+export interface ProbeResult {
+	events: ProbeEvent[];
+	exitCode: number | null;
+	stderr: string;
+	/** Events of one step. */
+	of(step: number): ProbeEvent[];
+	/** The first event of this kind of one step (throws when there is none: the failure names what happened). */
+	one(step: number, event: string): ProbeEvent;
+}
+
+export const PROBE_KEY = "key_cloud_probe_4b7d9e2a61";
+
+export async function runCloudProbe(
+	fakeUrl: string,
+	steps: CloudProbeStep[],
+	options: { apiKey?: string; timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<ProbeResult> {
+	const root = mkdtempSync(join(tmpdir(), "cloud-probe-"));
+	const home = join(root, "home");
+	const tmp = join(root, "tmp");
+	for (const dir of [home, tmp]) mkdirSync(dir, { recursive: true });
+	const script: ProbeScript = { fakeUrl, apiKey: options.apiKey ?? PROBE_KEY, steps };
+	const { stdout, stderr, exitCode } = await runCaptured(
+		bunPath(),
+		[join(CLOUD_FAKE_DIR, "probe-main.ts"), JSON.stringify(script)],
+		{
+			cwd: REPO_ROOT,
+			env: {
+				PATH: process.env.PATH ?? "/usr/bin:/bin",
+				HOME: home,
+				TMPDIR: tmp,
+				CURSOR_BACKEND_URL: fakeUrl,
+				...options.env,
+			},
+			timeoutMs: options.timeoutMs ?? 60_000,
+		},
+	);
+	rmSync(root, { recursive: true, force: true });
+	const events = jsonLineEvents<ProbeEvent>(stdout);
+	const of = (step: number) => events.filter((e) => e.step === step);
+	return {
+		events,
+		exitCode,
+		stderr,
+		of,
+		one: (step, event) => {
+			const found = of(step).find((e) => e.event === event);
+			if (!found) {
+				throw new Error(`probe step ${step}: no ${event} event; got ${JSON.stringify(of(step))}\nstderr: ${stderr}`);
+			}
+			return found;
+		},
+	};
+}

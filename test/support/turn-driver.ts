@@ -1,0 +1,137 @@
+// Drives one provider turn (`streamCursorTurn`) without Pi or the SDK: a minimal TurnRuntime whose agent plays a
+// scripted list of `onDelta` updates (any value, as the SDK would hand it over) and then settles the run. Returns every
+// event Pi would receive and the final message.
+import type { AssistantMessage, AssistantMessageEvent, Model, TranscriptContext } from "@earendil-works/pi-ai";
+import type { TurnEntry, TurnRuntime } from "../../src/runtime/types.ts";
+import type { InteractionUpdate, Run, RunResult, SDKAgent, SendOptions } from "../../src/sdk/cursor-sdk.ts";
+import type { LiveRun } from "../../src/turn/live-run.ts";
+import { streamCursorTurn } from "../../src/turn/stream.ts";
+import type { ToolDisplay } from "../../src/turn/tools.ts";
+import type { AgentLease, TurnSetup } from "../../src/turn/types.ts";
+
+export const DRIVER_KEY = "key_turn_driver_0123456789abcdef";
+
+export const DRIVER_MODEL: Model<string> = {
+	id: "composer-2",
+	name: "Composer 2",
+	api: "cursor-sdk",
+	provider: "cursor",
+	baseUrl: "https://api.cursor.com",
+	reasoning: false,
+	input: ["text", "image"],
+	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+	contextWindow: 200_000,
+	maxTokens: 32_000,
+};
+
+/** How the scripted run ends: `wait()` resolves with a result, or rejects. */
+export type RunEnd = { result: RunResult } | { rejects: unknown };
+
+export interface DrivenTurn {
+	events: AssistantMessageEvent[];
+	message: AssistantMessage;
+	/** Outcomes the lease was released with. */
+	released: string[];
+	/** Whether the turn cancelled the SDK run. */
+	cancelled: boolean;
+	/** Lines a print-mode turn wrote to stderr. */
+	traces: string[];
+}
+
+export interface DriveOptions {
+	/** Tool display (default: no replay cards, not print mode: tool activity becomes thinking lines). */
+	display?: Partial<ToolDisplay>;
+}
+
+/** Plays `updates` through one provider turn, then ends the run with `end`. */
+export async function driveTurn(
+	updates: readonly unknown[],
+	end: RunEnd,
+	options: DriveOptions = {},
+): Promise<DrivenTurn> {
+	const released: string[] = [];
+	const traces: string[] = [];
+	let cancelled = false;
+	let live: LiveRun | undefined;
+	const setup: TurnSetup = {
+		apiKey: DRIVER_KEY,
+		baseModelId: "composer-2",
+		selection: { id: "composer-2" },
+		mode: "agent",
+		timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
+		liveRunIdleMs: 60_000,
+		settingSources: ["all"],
+		http1: undefined,
+		safety: {},
+		subagents: {},
+		summary: false,
+	};
+	const agent = {
+		agentId: "agent-driver",
+		async send(_message: unknown, sendOptions?: SendOptions): Promise<Run> {
+			let settle: (result: RunResult) => void = () => {};
+			let fail: (error: unknown) => void = () => {};
+			const done = new Promise<RunResult>((resolve, reject) => {
+				settle = resolve;
+				fail = reject;
+			});
+			const run = {
+				id: "run-driver",
+				wait: () => done,
+				cancel: async () => {
+					cancelled = true;
+					settle({ id: "run-driver", status: "cancelled" } as RunResult);
+				},
+			};
+			void (async () => {
+				await Promise.resolve();
+				for (const update of updates) {
+					if (cancelled) return;
+					try {
+						await sendOptions?.onDelta?.({ update: update as InteractionUpdate });
+					} catch {
+						// the real SDK swallows callback errors
+					}
+				}
+				if ("result" in end) settle(end.result);
+				else fail(end.rejects);
+			})();
+			return run as unknown as Run;
+		},
+	} as unknown as SDKAgent;
+	const runtime: TurnRuntime = {
+		async acquire(_setup, _messages, watch) {
+			watch.startSdkWork();
+			const lease: AgentLease = {
+				agent,
+				prompt: { text: "hello", images: [] },
+				kind: "bootstrap",
+				release: (outcome) => void released.push(outcome),
+			};
+			return lease;
+		},
+		liveRun: () => live,
+		keepLive: (run) => {
+			if (live && live !== run) live.dispose();
+			live = run;
+		},
+		dropLive: (run) => {
+			if (live === run) live = undefined;
+		},
+		toolDisplay: (): ToolDisplay => ({
+			replay: undefined,
+			print: false,
+			declared: undefined,
+			context: { cwd: "/work", secrets: [DRIVER_KEY] },
+			trace: (line) => void traces.push(line),
+			...options.display,
+		}),
+	};
+	const context = { messages: [{ role: "user", content: "hello", timestamp: 1 }] } as unknown as TranscriptContext;
+	const entry: TurnEntry = { runtime, isSummary: () => false, setup: () => setup };
+	const stream = streamCursorTurn(entry, DRIVER_MODEL, context, { apiKey: DRIVER_KEY });
+	const events: AssistantMessageEvent[] = [];
+	for await (const event of stream) events.push(event);
+	const message = await stream.result();
+	return { events, message, released, cancelled, traces };
+}
