@@ -26,7 +26,8 @@ import { RunTools, type ToolDisplay } from "../turn/tools.ts";
 import { TurnTranslator } from "../turn/translate.ts";
 import { ABORTED, type TurnFailure } from "../turn/watch.ts";
 import type { CloudRecorder } from "./journal.ts";
-import type { CloudRunOutcome, GitRef } from "./records.ts";
+import type { CloudRunOutcome } from "./records.ts";
+import { gitRefs, gitSummary, runError, sendFailure } from "./run-outcome.ts";
 
 export interface CloudBounds {
 	/** A send's REST request (`POST /v1/agents` or `POST /v1/agents/:id/runs`), which the SDK does not bound. */
@@ -85,53 +86,6 @@ export function runCloudTurn(model: Model<string>, turn: CloudTurn, deps: CloudT
 class Ended extends Error {}
 
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
-
-/** A busy agent (`409 agent_busy`) is not a transient fault: Pi's automatic retry should not hammer it. */
-function sendFailure(error: unknown, secrets: readonly string[]): CursorError {
-	if ((error as { name?: unknown })?.name === "AgentBusyError") {
-		return {
-			kind: "backend",
-			message:
-				"This Cursor Cloud agent is still busy with an earlier run. Wait for it to finish (or stop it in the Cursor dashboard at https://cursor.com/agents), then retry.",
-		};
-	}
-	return classifyCursorError(error, secrets);
-}
-
-/**
- * A run's error as the SDK reports it (`{message, code?}`, the `[code]` prefix taken off) → an error the shared
- * classification understands (the cloud API says `unauthorized` where the local transport says `unauthenticated`).
- */
-function runError(error: RunResult["error"]): Error {
-	const code = error?.code;
-	const message = error?.message ?? "Cursor Cloud run failed";
-	const out = new Error(code ? `[${code}] ${message}` : message);
-	if (code === "unauthorized" || code === "unauthenticated") out.name = "AuthenticationError";
-	if (code === "rate_limited" || code === "resource_exhausted") out.name = "RateLimitError";
-	return out;
-}
-
-/** The branch / pull request lines shown after the answer (control characters out, bounded). */
-export function gitSummary(git: RunResult["git"]): string | undefined {
-	const clean = (text: string) => text.replace(/\p{Cc}/gu, "").slice(0, 300);
-	const lines = (git?.branches ?? []).flatMap((ref) => {
-		const parts = [
-			...(ref.branch ? [`branch ${clean(ref.branch)}`] : []),
-			...(ref.prUrl ? [`pull request ${clean(ref.prUrl)}`] : []),
-		];
-		return parts.length > 0 ? [`Cursor Cloud: ${parts.join(" · ")}`] : [];
-	});
-	return lines.length > 0 ? lines.join("\n") : undefined;
-}
-
-function gitRefs(git: RunResult["git"]): GitRef[] | undefined {
-	const refs = (git?.branches ?? []).slice(0, 16).map((ref) => ({
-		...(ref.repoUrl ? { repoUrl: ref.repoUrl } : {}),
-		...(ref.branch ? { branch: ref.branch } : {}),
-		...(ref.prUrl ? { prUrl: ref.prUrl } : {}),
-	}));
-	return refs.length > 0 ? refs : undefined;
-}
 
 class CloudRun {
 	private readonly secrets: string[];
