@@ -90,25 +90,22 @@ export function checkBackend(facts: DoctorFacts): CheckResult {
 	const title = "Cursor accepts the key";
 	const where = facts.backendUrl ? ` (backend ${facts.backendUrl})` : "";
 	const b = facts.backend;
+	const failed = (detail: string, fix: string): CheckResult => ({ title, status: "fail", detail, fix });
 	switch (b.kind) {
 		case "accepted":
 			return { title, status: "ok", detail: `Cursor.me answered${b.keyName ? ` for key "${b.keyName}"` : ""}${where}` };
 		case "skipped":
 			return { title, status: "fail", detail: "not checked: no API key", fix: "configure a key first (see above)" };
 		case "rejected":
-			return {
-				title,
-				status: "fail",
-				detail: `${b.message}${where}`,
-				fix: "the key is wrong, expired or revoked: create a new one in Cursor's dashboard, then update CURSOR_API_KEY or run /login",
-			};
+			return failed(
+				`${b.message}${where}`,
+				"the key is wrong, expired or revoked: create a new one in Cursor's dashboard, then update CURSOR_API_KEY or run /login",
+			);
 		case "unreachable":
-			return {
-				title,
-				status: "fail",
-				detail: `${b.message}${where}`,
-				fix: "check the network, proxy and firewall; behind a proxy that breaks HTTP/2 try /cursor-http on",
-			};
+			return failed(
+				`${b.message}${where}`,
+				"check the network, proxy and firewall; behind a proxy that breaks HTTP/2 try /cursor-http on",
+			);
 		default:
 			return {
 				title,

@@ -27,6 +27,15 @@ import {
 } from "./render.ts";
 import { boundArg, boundHead, relativizeIn } from "./text.ts";
 
+/** A call whose only argument is a path: its summary, and the native Pi call with that path. */
+const pathCall = (name: "read" | "ls"): Pick<Rule, "summary" | "native"> => ({
+	summary: (args, env) => path(env, str(args, "path")),
+	native: (args, env) => {
+		const p = path(env, str(args, "path"));
+		return p === undefined ? undefined : { name, arguments: { path: p } };
+	},
+});
+
 const RULES: Record<string, Rule> = {
 	shell: {
 		label: "shell",
@@ -42,11 +51,7 @@ const RULES: Record<string, Rule> = {
 	},
 	read: {
 		label: "read",
-		summary: (args, env) => path(env, str(args, "path")),
-		native: (args, env) => {
-			const p = path(env, str(args, "path"));
-			return p === undefined ? undefined : { name: "read", arguments: { path: p } };
-		},
+		...pathCall("read"),
 		success: (value, _args, env) => headText(clean(env, firstPart(str(value, "content") ?? "")), "(empty file)"),
 	},
 	grep: {
@@ -107,11 +112,7 @@ const RULES: Record<string, Rule> = {
 	},
 	ls: {
 		label: "ls",
-		summary: (args, env) => path(env, str(args, "path")),
-		native: (args, env) => {
-			const p = path(env, str(args, "path"));
-			return p === undefined ? undefined : { name: "ls", arguments: { path: p } };
-		},
+		...pathCall("ls"),
 		success: (value, _args, env) => {
 			const out: string[] = [];
 			lsLines(asObj(value.directoryTreeRoot), env, 0, out);
