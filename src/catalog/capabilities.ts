@@ -27,7 +27,11 @@ export function contextValues(item: CatalogItem): readonly string[] {
  * What one selectable row can control. With a `context`, value sets come from the variants of that context only, so
  * a row never advertises a value (or a fast toggle) that Cursor offers only under another context.
  */
-export function rowCapabilities(item: CatalogItem, context: string | undefined): ModelCapabilities {
+export function rowCapabilities(
+	item: CatalogItem,
+	context: string | undefined,
+	contexts: readonly string[] = contextValues(item),
+): ModelCapabilities {
 	const variants = item.variants ?? [];
 	const scoped =
 		context === undefined ? variants : variants.filter((variant) => paramValue(variant.params, "context") === context);
@@ -36,7 +40,7 @@ export function rowCapabilities(item: CatalogItem, context: string | undefined):
 	return {
 		levelParam,
 		thinkingToggle: isBoolean(values.thinking),
-		contextValues: contextValues(item),
+		contextValues: contexts,
 		fast: isBoolean(values.fast),
 		supportedValues: values,
 	};

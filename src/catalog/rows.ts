@@ -6,20 +6,31 @@ import { buildThinkingLevelMap, isPiControllable, matchingThinkingLevel } from "
 import type {
 	BuiltCatalog,
 	CatalogItem,
+	CatalogParamValue,
 	ContextWindowTable,
 	CursorModelRow,
 	ModelCapabilities,
 	RowMeta,
+	ThinkingLevelMap,
 } from "./types.ts";
 
 /** Pi `api` of every Cursor row; the provider's stream implementation is registered under it. */
 export const CURSOR_API = "cursor-sdk";
 
-/** One selectable Cursor model shape: a context value (or none) and what it can control. */
+/**
+ * One selectable Cursor model shape: a context value (or none), what it can control, and what follows from that.
+ * Every row of the shape (its aliases, `:fast`/`:slow`) shares it, so the thinking rules run once per shape (Pi
+ * builds these rows at every start).
+ */
 interface Shape {
 	readonly context: string | undefined;
 	readonly contextLabel: string | undefined;
 	readonly capabilities: ModelCapabilities;
+	readonly reasoning: boolean;
+	/** Only for reasoning shapes. */
+	readonly thinkingLevelMap: ThinkingLevelMap | undefined;
+	readonly defaultParams: readonly CatalogParamValue[];
+	readonly defaultThinkingLevel: RowMeta["defaultThinkingLevel"];
 }
 
 interface PlannedRow extends SelectableId {
@@ -76,15 +87,26 @@ function uniqueById(items: readonly CatalogItem[]): CatalogItem[] {
 }
 
 function shapesOf(item: CatalogItem): readonly Shape[] {
+	const defaultParams = (defaultVariant(item)?.params ?? []).map((param) => ({ id: param.id, value: param.value }));
 	const contexts = contextValues(item);
-	if (contexts.length === 0)
-		return [{ context: undefined, contextLabel: undefined, capabilities: rowCapabilities(item, undefined) }];
+	const shape = (context: string | undefined, contextLabel: string | undefined): Shape => {
+		const capabilities = rowCapabilities(item, context, contexts);
+		const reasoning = isPiControllable(capabilities);
+		return {
+			context,
+			contextLabel,
+			capabilities,
+			reasoning,
+			thinkingLevelMap: reasoning ? buildThinkingLevelMap(capabilities) : undefined,
+			defaultParams,
+			defaultThinkingLevel: reasoning ? matchingThinkingLevel(capabilities, defaultParams) : undefined,
+		};
+	};
+	if (contexts.length === 0) return [shape(undefined, undefined)];
 	const labels = item.parameters?.find((param) => param.id === "context")?.values ?? [];
-	return contexts.map((context) => ({
-		context,
-		contextLabel: labels.find((entry) => entry.value === context)?.displayName ?? context,
-		capabilities: rowCapabilities(item, context),
-	}));
+	return contexts.map((context) =>
+		shape(context, labels.find((entry) => entry.value === context)?.displayName ?? context),
+	);
 }
 
 function planSelection(item: CatalogItem, selectionId: string, shape: Shape): PlannedRow[] {
@@ -96,8 +118,7 @@ function planSelection(item: CatalogItem, selectionId: string, shape: Shape): Pl
 }
 
 function toRow(plan: PlannedRow, contextWindow: number): CursorModelRow {
-	const { capabilities } = plan.shape;
-	const reasoning = isPiControllable(capabilities);
+	const { reasoning, thinkingLevelMap } = plan.shape;
 	const row: CursorModelRow = {
 		id: plan.id,
 		name: rowName(plan),
@@ -108,7 +129,7 @@ function toRow(plan: PlannedRow, contextWindow: number): CursorModelRow {
 		contextWindow,
 		maxTokens: conservativeMaxTokens(contextWindow),
 	};
-	if (reasoning) row.thinkingLevelMap = buildThinkingLevelMap(capabilities);
+	if (thinkingLevelMap) row.thinkingLevelMap = { ...thinkingLevelMap };
 	return row;
 }
 
@@ -121,21 +142,15 @@ function rowName(plan: PlannedRow): string {
 }
 
 function toMeta(plan: PlannedRow): RowMeta {
-	const defaultParams = (defaultVariant(plan.item)?.params ?? []).map((param) => ({
-		id: param.id,
-		value: param.value,
-	}));
-	const { capabilities } = plan.shape;
+	const { capabilities, defaultParams, defaultThinkingLevel } = plan.shape;
 	return {
 		id: plan.id,
 		baseId: plan.baseId,
 		selectionId: plan.selectionId,
 		context: plan.context,
 		forcedFast: plan.forcedFast,
-		defaultParams,
-		defaultThinkingLevel: isPiControllable(capabilities)
-			? matchingThinkingLevel(capabilities, defaultParams)
-			: undefined,
+		defaultParams: defaultParams.map((param) => ({ ...param })),
+		defaultThinkingLevel,
 		capabilities,
 	};
 }
