@@ -1,5 +1,12 @@
 import { isModelIdText } from "./sanitize.ts";
-import type { CatalogItem, CatalogParamValue, CatalogVariant, LevelParamId, ModelCapabilities } from "./types.ts";
+import type {
+	CatalogItem,
+	CatalogParameter,
+	CatalogParamValue,
+	CatalogVariant,
+	LevelParamId,
+	ModelCapabilities,
+} from "./types.ts";
 
 /** Level params in no particular precedence: the first one the model declares wins. */
 const LEVEL_PARAM_IDS: readonly LevelParamId[] = ["reasoning", "effort", "reasoning_effort"];
@@ -20,7 +27,8 @@ export function paramValue(params: readonly CatalogParamValue[], id: string): st
  * of a Pi model id (`id@<context>`).
  */
 export function contextValues(item: CatalogItem): readonly string[] {
-	return (supportedValues(item, item.variants ?? []).context ?? []).filter(isModelIdText);
+	const param = (item.parameters ?? []).find((entry) => entry.id === "context");
+	return param ? narrowedValues(param, item.variants ?? []).filter(isModelIdText) : [];
 }
 
 /**
@@ -50,14 +58,18 @@ export function rowCapabilities(
 function supportedValues(item: CatalogItem, variants: readonly CatalogVariant[]): Record<string, readonly string[]> {
 	const result: Record<string, readonly string[]> = {};
 	for (const param of item.parameters ?? []) {
-		if (Object.hasOwn(result, param.id)) continue;
-		const declared = [...new Set(param.values.map((entry) => entry.value))];
-		const carried = new Set(
-			variants.map((variant) => paramValue(variant.params, param.id)).filter((value) => value !== undefined),
-		);
-		result[param.id] = carried.size === 0 ? declared : declared.filter((value) => carried.has(value));
+		if (!Object.hasOwn(result, param.id)) result[param.id] = narrowedValues(param, variants);
 	}
 	return result;
+}
+
+/** A parameter's declared values that the variants carry; all of them when no variant carries the parameter. */
+function narrowedValues(param: CatalogParameter, variants: readonly CatalogVariant[]): readonly string[] {
+	const declared = [...new Set(param.values.map((entry) => entry.value))];
+	const carried = new Set(
+		variants.map((variant) => paramValue(variant.params, param.id)).filter((value) => value !== undefined),
+	);
+	return carried.size === 0 ? declared : declared.filter((value) => carried.has(value));
 }
 
 function isLevelParamId(id: string): id is LevelParamId {
