@@ -1,7 +1,15 @@
 // `/cursor-refresh-config` and `/cursor-cleanup`: the local agent's configuration and its on-disk stores.
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import type { CursorExtension } from "../extension.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
-import { CLEANUP_USAGE, cleanupReport, parseCleanupArgs, removeStores, scanStores } from "../session/cleanup.ts";
+import {
+	CLEANUP_USAGE,
+	claimListedStores,
+	cleanupReport,
+	parseCleanupArgs,
+	removeStores,
+	scanStores,
+} from "../session/cleanup.ts";
 import { chooseStoreRoot } from "../session/store-root.ts";
 
 async function refreshConfigCommand(ext: CursorExtension): Promise<void> {
@@ -20,7 +28,7 @@ async function refreshConfigCommand(ext: CursorExtension): Promise<void> {
 	}
 }
 
-function cleanupCommand(ext: CursorExtension, args: string): void {
+async function cleanupCommand(ext: CursorExtension, args: string): Promise<void> {
 	const parsed = parseCleanupArgs(args);
 	if ("error" in parsed) {
 		ext.notify(parsed.error, "warning");
@@ -33,9 +41,19 @@ function cleanupCommand(ext: CursorExtension, args: string): void {
 		return;
 	}
 	const current = ext.stores.current;
-	const scan = scanStores(root.root, { keep: current ? [current] : [] });
-	const removal = parsed.dryRun ? undefined : removeStores(scan);
-	ext.notify(cleanupReport(scan, removal), removal && removal.failed.length > 0 ? "warning" : "info");
+	// Pi's own list of its sessions tells which stores from before owner records still belong to one.
+	const sessions = await SessionManager.listAll().catch(() => []);
+	const scan = scanStores(root.root, { keep: current ? [current] : [], sessions });
+	if (parsed.dryRun) {
+		ext.notify(cleanupReport(scan, undefined, { unowned: parsed.unowned }), "info");
+		return;
+	}
+	const claimed = claimListedStores(scan);
+	const removal = removeStores(scan, { unowned: parsed.unowned });
+	ext.notify(
+		cleanupReport(scan, removal, { unowned: parsed.unowned, claimed }),
+		removal.failed.length > 0 ? "warning" : "info",
+	);
 }
 
 export function registerLocalAgentCommands(ext: CursorExtension): void {
@@ -46,7 +64,7 @@ export function registerLocalAgentCommands(ext: CursorExtension): void {
 	ext.pi.registerCommand("cursor-cleanup", {
 		description: `Remove Cursor session stores whose Pi session was deleted. ${CLEANUP_USAGE}`,
 		getArgumentCompletions: (prefix) =>
-			["--dry-run"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
+			["--dry-run", "--unowned"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
 		handler: async (args) => cleanupCommand(ext, args),
 	});
 }
