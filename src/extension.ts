@@ -7,6 +7,7 @@ import {
 } from "@earendil-works/pi-coding-agent";
 import { ACTIVATE_SKILL_TOOL, registerActivateSkill, type SkillInfo } from "./bridge/activate-skill.ts";
 import { ENV_ASK_QUESTION, registerAskQuestion } from "./bridge/ask-question.ts";
+import { isBridgeToolCallId } from "./bridge/ids.ts";
 import { renderToolsReport } from "./bridge/report.ts";
 import { startBridgeServer } from "./bridge/server.ts";
 import { type BridgeSettings, readBridgeSettings } from "./bridge/settings.ts";
@@ -198,6 +199,17 @@ export class CursorExtension {
 		this.pi.on("session_before_tree", (event) => {
 			this.summarySignals.add(event.signal);
 			this.pool.invalidate();
+		});
+		// A bridged call Cursor stopped waiting for (its deadline passed, or Cursor cancelled it) before Pi got to run it
+		// (e.g. another extension's hook held it): Pi must not run it now. Pi has no public way to stop a tool that is
+		// already running, so one that passes its deadline while running goes on and its late result is discarded.
+		this.pi.on("tool_call", (event) => {
+			if (!isBridgeToolCallId(event.toolCallId) || this.pool.liveRun?.awaitsBridgeResult(event.toolCallId)) return;
+			return {
+				block: true,
+				reason:
+					"Cursor stopped waiting for this call (its deadline, PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS, passed or Cursor cancelled it), so Pi did not run it.",
+			};
 		});
 		// The agent loop ended while a run still waited for Pi's tool results (an abort during tool execution): give the
 		// run up, so Cursor stops working on an answer nobody will read.
