@@ -9,6 +9,7 @@ import {
 	hasTrustRequiringProjectResources,
 } from "@earendil-works/pi-coding-agent";
 import { registerAskQuestion } from "./bridge/ask-question.ts";
+import { guardBridgedCalls } from "./bridge/call-guard.ts";
 import { BridgeView } from "./bridge/view.ts";
 import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
@@ -139,6 +140,7 @@ export class CursorExtension {
 
 	private registerCommands(): void {
 		const { notify, report, refreshStatus } = this;
+		const bridgeRunning = () => this.pool.liveRun?.bridge !== undefined;
 		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
 		registerCommands(this.pi, {
 			settings: { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus },
@@ -153,11 +155,11 @@ export class CursorExtension {
 				settings: () => this.settings.input(),
 				stores: this.stores,
 				local: this.local,
-				bridge: () => this.bridge.doctorFact(this.bridgeRunning()),
+				bridge: () => this.bridge.doctorFact(bridgeRunning()),
 				lastError: () => this.accounting.ledger.lastError,
 				report,
 			},
-			toolsReport: () => this.bridge.report(this.bridgeRunning()),
+			toolsReport: () => this.bridge.report(bridgeRunning()),
 			notify,
 			report,
 		});
@@ -181,12 +183,12 @@ export class CursorExtension {
 			this.entry.markSummary(event.signal);
 			this.pool.invalidate();
 		});
-		// The agent loop ended while a run still waited for Pi's tool results (an abort during tool execution): give the
-		// run up, so Cursor stops working on an answer nobody will read.
+		// The loop ended while a run waited for Pi's tool results (an abort mid-tool): nobody will read its answer.
 		pi.on("agent_end", () => {
 			const live = this.pool.liveRun;
 			if (live && !live.attached) this.pool.keepLive(undefined);
 		});
+		guardBridgedCalls(pi, () => this.pool.liveRun);
 		pi.on("session_compact", () => this.pool.invalidate());
 		pi.on("session_tree", () => this.pool.invalidate());
 		pi.on("model_select", (event, ctx) => {
@@ -238,10 +240,6 @@ export class CursorExtension {
 					? resumeHandleOf(sessionManager.getBranch(), sessionManager.getEntries())
 					: undefined,
 		});
-	}
-
-	private bridgeRunning(): boolean {
-		return this.pool.liveRun?.bridge !== undefined;
 	}
 
 	private storeRootChoice() {

@@ -95,6 +95,11 @@ export class LiveRun {
 		});
 	}
 
+	/** Whether Cursor still waits for Pi's result of this bridged call (not expired, cancelled or closed). */
+	awaitsBridgeResult(toolCallId: string): boolean {
+		return this.bridged.has(toolCallId);
+	}
+
 	/** Hands Pi's results for bridged calls (the trailing tool results of `messages`) back to Cursor. */
 	answer(messages: readonly Message[]): void {
 		for (let i = messages.length - 1; i >= 0; i--) {

@@ -1,7 +1,15 @@
 // `/cursor-refresh-config` and `/cursor-cleanup`: the local agent's configuration and its on-disk stores.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { classifyCursorError } from "../sdk/errors.ts";
-import { CLEANUP_USAGE, cleanupReport, parseCleanupArgs, removeStores, scanStores } from "../session/cleanup.ts";
+import {
+	CLEANUP_USAGE,
+	claimListedStores,
+	cleanupReport,
+	parseCleanupArgs,
+	removeStores,
+	scanStores,
+} from "../session/cleanup.ts";
 import type { SessionAgentPool } from "../session/pool.ts";
 import type { SessionStoreScope } from "../session/store-scope.ts";
 import { type EnvRecord, readEnv } from "../settings/env.ts";
@@ -34,7 +42,7 @@ async function refreshConfigCommand(deps: LocalAgentCommandDeps): Promise<void> 
 	}
 }
 
-function cleanupCommand(deps: LocalAgentCommandDeps, args: string): void {
+async function cleanupCommand(deps: LocalAgentCommandDeps, args: string): Promise<void> {
 	const parsed = parseCleanupArgs(args);
 	if ("error" in parsed) {
 		deps.notify(parsed.error, "warning");
@@ -47,9 +55,19 @@ function cleanupCommand(deps: LocalAgentCommandDeps, args: string): void {
 		return;
 	}
 	const current = deps.stores.current;
-	const scan = scanStores(root.root, { keep: current ? [current] : [] });
-	const removal = parsed.dryRun ? undefined : removeStores(scan);
-	deps.notify(cleanupReport(scan, removal), removal && removal.failed.length > 0 ? "warning" : "info");
+	// Pi's own list of its sessions tells which stores from before owner records still belong to one.
+	const sessions = await SessionManager.listAll().catch(() => []);
+	const scan = scanStores(root.root, { keep: current ? [current] : [], sessions });
+	if (parsed.dryRun) {
+		deps.notify(cleanupReport(scan, undefined, { unowned: parsed.unowned }), "info");
+		return;
+	}
+	const claimed = claimListedStores(scan);
+	const removal = removeStores(scan, { unowned: parsed.unowned });
+	deps.notify(
+		cleanupReport(scan, removal, { unowned: parsed.unowned, claimed }),
+		removal.failed.length > 0 ? "warning" : "info",
+	);
 }
 
 export function registerLocalAgentCommands(
@@ -63,7 +81,7 @@ export function registerLocalAgentCommands(
 	pi.registerCommand("cursor-cleanup", {
 		description: `Remove Cursor session stores whose Pi session was deleted. ${CLEANUP_USAGE}`,
 		getArgumentCompletions: (prefix) =>
-			["--dry-run"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
+			["--dry-run", "--unowned"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
 		handler: async (args) => cleanupCommand(deps, args),
 	});
 }

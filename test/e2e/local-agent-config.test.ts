@@ -353,12 +353,12 @@ describe("state root and /cursor-cleanup", () => {
 	);
 
 	test(
-		"--dry-run lists exactly the stores of deleted sessions; /cursor-cleanup removes those and nothing else",
+		"--dry-run lists exactly the stores of deleted sessions; /cursor-cleanup removes those, claims stores from before owner records, and removes unowned ones only with --unowned",
 		async () => {
 			const home = homes.create();
 			const root = join(home.dir, "state");
 			const stateEnv = { PI_CURSOR_SDK_STATE_ROOT: root };
-			for (const name of ["kept", "deleted-a", "deleted-b"]) {
+			for (const name of ["kept", "deleted-a", "deleted-b", "legacy"]) {
 				const result = await runPi(["--model", "cursor/composer-2", "-p", `[[cleanup:${name}]] hi`], {
 					home,
 					env: cursorEnv(backend, stateEnv),
@@ -383,8 +383,11 @@ describe("state root and /cursor-cleanup", () => {
 					return [tag, { dir: join(sessionsDir, name), sessionFile: owner.sessionFile }] as const;
 				}),
 			);
-			expect([...owners.keys()].sort()).toEqual(["deleted-a", "deleted-b", "held", "kept"]);
+			expect([...owners.keys()].sort()).toEqual(["deleted-a", "deleted-b", "held", "kept", "legacy"]);
 			for (const tag of ["deleted-a", "deleted-b", "held"]) rmSync(owners.get(tag)?.sessionFile as string);
+			// A store as versions before owner records left it: its session exists, but the store does not say whose it is.
+			const legacy = owners.get("legacy")?.dir as string;
+			rmSync(join(legacy, OWNER_FILE));
 			// Things cleanup must never touch: a store-like folder without an owner record, and files beside it.
 			const stranger = join(sessionsDir, "0".repeat(24));
 			mkdirSync(stranger);
@@ -400,14 +403,31 @@ describe("state root and /cursor-cleanup", () => {
 			expect(report).toContain("Would remove 2");
 			for (const dir of orphans) expect(existsSync(dir as string)).toBe(true);
 
+			expect(report).toContain("Would record the owner of 1 store(s) made before ownership records");
+			expect(report).toContain(
+				`match no session Pi lists (one may live in another session folder); left alone:\n  ${stranger}`,
+			);
+			expect(existsSync(join(legacy, OWNER_FILE))).toBe(false); // a dry run writes nothing
+
 			const real = await cleaner.prompt("/cursor-cleanup");
-			expect(notifications(real.records).map((n) => n.message)[0]).toContain("Removed 2");
+			const [realReport] = notifications(real.records).map((n) => n.message);
+			expect(realReport).toContain("Removed 2");
+			expect(realReport).toContain("Recorded the owner of 1 store(s)");
+			expect(JSON.parse(readFileSync(join(legacy, OWNER_FILE), "utf8")).sessionFile).toBe(
+				owners.get("legacy")?.sessionFile,
+			);
+			expect(existsSync(stranger)).toBe(true);
+			const unowned = await cleaner.prompt("/cursor-cleanup --unowned");
+			expect(notifications(unowned.records).map((n) => n.message)[0]).toContain(
+				`Removed 1 Cursor session store(s):\n  ${stranger}`,
+			);
 			await cleaner.close();
 			await holder.close();
 			for (const dir of orphans) expect(existsSync(dir as string)).toBe(false);
 			expect(existsSync(owners.get("kept")?.dir as string)).toBe(true);
 			expect(existsSync(owners.get("held")?.dir as string)).toBe(true);
-			expect(existsSync(stranger)).toBe(true);
+			expect(existsSync(legacy)).toBe(true);
+			expect(existsSync(stranger)).toBe(false);
 			expect(readFileSync(join(root, "workspace-store.db"), "utf8")).toBe("shared");
 			expect(existsSync(owners.get("kept")?.sessionFile as string)).toBe(true);
 		},

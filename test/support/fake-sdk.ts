@@ -12,6 +12,7 @@ import type {
 	SDKModel,
 	SendOptions,
 } from "../../src/sdk/cursor-sdk.ts";
+import { TestMcpClient } from "./mcp-client.ts";
 
 /** One step of a scripted reply. */
 export type FakeStep =
@@ -24,7 +25,9 @@ export type FakeStep =
 	/** Ends the run with `status: "error"`. */
 	| { fail: string }
 	/** Delivers this value to `onDelta` as the update, as it is (e.g. a malformed update). */
-	| { raw: unknown };
+	| { raw: unknown }
+	/** Calls a tool of the send's `pi_tools` MCP server (the bridge) like Cursor does, and waits for its result. */
+	| { mcpCall: { name: string; args: Record<string, unknown> } };
 
 export interface FakeSend {
 	agentId: string;
@@ -35,6 +38,8 @@ export interface FakeSend {
 	mode: string | undefined;
 	modelId: string | undefined;
 	status: "running" | "finished" | "cancelled" | "error";
+	/** Results of this send's `mcpCall` steps, in order (the bridge's answer as Cursor got it). */
+	mcpResults: unknown[];
 }
 
 export interface FakeAgentRecord {
@@ -206,12 +211,15 @@ export class FakeCursorSdk implements CursorSdk {
 					mode: sendOptions?.mode,
 					modelId: sendOptions?.model?.id,
 					status: "running",
+					mcpResults: [],
 				};
 				record.sends.push(send);
 				sdk.sends.push(send);
 				sdk.running++;
 				sdk.maxRunning = Math.max(sdk.maxRunning, sdk.running);
-				const run = new FakeRun(agentId, send, sdk.script(send), sendOptions?.onDelta, sdk.cancelLatencyMs);
+				const bridge = sendOptions?.mcpServers?.pi_tools;
+				const bridgeUrl = bridge && "url" in bridge ? bridge.url : undefined;
+				const run = new FakeRun(agentId, send, sdk.script(send), sendOptions?.onDelta, sdk.cancelLatencyMs, bridgeUrl);
 				void run.wait().then(() => {
 					sdk.running--;
 				});
@@ -257,6 +265,7 @@ class FakeRun {
 		steps: FakeStep[],
 		private readonly onDelta: SendOptions["onDelta"],
 		private readonly cancelLatencyMs = 0,
+		private readonly bridgeUrl: string | undefined = undefined,
 	) {
 		this.done = this.play(steps);
 	}
@@ -298,6 +307,10 @@ class FakeRun {
 				await this.emit({ type: "turn-ended", usage } as unknown as InteractionUpdate);
 			} else if ("raw" in step) {
 				await this.emit(step.raw as InteractionUpdate);
+			} else if ("mcpCall" in step) {
+				if (!this.bridgeUrl) throw new Error("mcpCall step: the send has no pi_tools MCP server");
+				const client = await TestMcpClient.connect(this.bridgeUrl);
+				this.send.mcpResults.push(await client.callTool(step.mcpCall.name, step.mcpCall.args).result);
 			} else if ("fail" in step) {
 				return this.settle({ id: this.id, status: "error", error: { message: step.fail } });
 			}

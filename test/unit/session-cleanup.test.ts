@@ -1,9 +1,19 @@
 // `/cursor-cleanup`: which per-session stores count as orphaned, and that removal never reaches anything else.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+	claimListedStores,
 	claimStore,
 	cleanupReport,
 	OWNER_FILE,
@@ -61,12 +71,13 @@ describe("scanStores", () => {
 		expect(scanStores(root, { keep: [dir] }).orphaned).toEqual([]);
 	});
 
-	test("entries without a valid owner record, with a mismatching id, or that are links or files are left alone", () => {
+	test("entries with an unreadable or mismatching owner record, links and files are left alone", () => {
 		const { base, root, add } = fixture();
 		const sessionsDir = join(root, "pi-sessions");
 		add("real", true);
-		const noOwner = join(sessionsDir, "a".repeat(24));
-		mkdirSync(noOwner);
+		const badOwner = join(sessionsDir, "a".repeat(24));
+		mkdirSync(badOwner);
+		writeFileSync(join(badOwner, OWNER_FILE), "{ torn");
 		const wrongId = join(sessionsDir, "b".repeat(24));
 		mkdirSync(wrongId);
 		writeFileSync(join(wrongId, OWNER_FILE), JSON.stringify({ sessionId: "other", sessionFile: "/gone.jsonl" }));
@@ -78,12 +89,75 @@ describe("scanStores", () => {
 		mkdirSync(join(sessionsDir, "not-a-store"));
 		const scan = scanStores(root);
 		expect(scan.orphaned).toEqual([]);
+		expect(scan.unowned).toEqual([]);
 		expect(scan.unverified).toBe(5);
 	});
 
 	test("no pi-sessions folder: nothing to do", () => {
 		const { root } = fixture();
 		expect(scanStores(root)).toMatchObject({ orphaned: [], kept: 0, unverified: 0 });
+	});
+});
+
+describe("stores made before owner records existed", () => {
+	/** A store as an older version left it: the SDK's data, no owner record, no holder file. */
+	function legacyStore(root: string, sessionId: string): string {
+		const dir = sessionStoreDir(root, sessionId);
+		mkdirSync(dir, { recursive: true });
+		writeFileSync(join(dir, "store.sqlite"), "data");
+		return dir;
+	}
+
+	test("a session Pi lists claims its store: the owner record is written, and once the session is gone it is an orphan", () => {
+		const { root, sessions } = fixture();
+		const sessionFile = join(sessions, "old.jsonl");
+		writeFileSync(sessionFile, "{}\n");
+		const dir = legacyStore(root, "old-session");
+		const listed = [{ id: "old-session", path: sessionFile }];
+		const scan = scanStores(root, { sessions: listed });
+		expect(scan.claimable).toEqual([{ dir, owner: { sessionId: "old-session", sessionFile } }]);
+		expect(scan.unowned).toEqual([]);
+		expect(scan.kept).toBe(1);
+		expect(removeStores(scan, { unowned: true }).removed).toEqual([]);
+		expect(claimListedStores(scan)).toEqual([dir]);
+		expect(readFileSync(join(dir, OWNER_FILE), "utf8")).toContain(sessionFile);
+		rmSync(sessionFile);
+		expect(scanStores(root).orphaned.map((o) => o.dir)).toEqual([dir]);
+	});
+
+	test("a store no listed session matches is listed and left alone, removed only with --unowned", () => {
+		const { root, add } = fixture();
+		const owned = add("owned", true);
+		const stray = legacyStore(root, "session-pi-does-not-list");
+		const scan = scanStores(root, { sessions: [] });
+		expect(scan.unowned).toEqual([stray]);
+		expect(removeStores(scan).removed).toEqual([]);
+		expect(existsSync(stray)).toBe(true);
+		const report = cleanupReport(scan, undefined);
+		expect(report).toContain(
+			`made before ownership records match no session Pi lists (one may live in another session folder); left alone:\n  ${stray}`,
+		);
+		expect(cleanupReport(scan, undefined, { unowned: true })).toContain(
+			`Would remove 1 Cursor session store(s):\n  ${stray}`,
+		);
+		expect(removeStores(scan, { unowned: true }).removed).toEqual([stray]);
+		expect(existsSync(stray)).toBe(false);
+		expect(existsSync(owned)).toBe(true);
+	});
+
+	test("--unowned never removes the current session's store, one a running Pi holds, or one claimed after the scan", () => {
+		const { root } = fixture();
+		const current = legacyStore(root, "current");
+		const held = legacyStore(root, "held");
+		writeFileSync(join(held, `pi-cursor-sdk-holder-${process.pid}`), "");
+		const late = legacyStore(root, "late");
+		const scan = scanStores(root, { keep: [current], sessions: [] });
+		expect(scan.unowned).toEqual([late]);
+		writeFileSync(join(late, OWNER_FILE), JSON.stringify({ sessionId: "late", sessionFile: "/x.jsonl" }));
+		const removal = removeStores(scan, { unowned: true });
+		expect(removal.removed).toEqual([]);
+		expect(removal.failed).toEqual([{ dir: late, reason: "claimed by a session meanwhile" }]);
+		for (const dir of [current, held, late]) expect(existsSync(dir)).toBe(true);
 	});
 });
 
@@ -119,10 +193,11 @@ describe("removeStores", () => {
 
 describe("command text", () => {
 	test("parseCleanupArgs", () => {
-		expect(parseCleanupArgs("")).toEqual({ dryRun: false });
-		expect(parseCleanupArgs(" --dry-run ")).toEqual({ dryRun: true });
-		expect(parseCleanupArgs("--force")).toMatchObject({
-			error: expect.stringContaining("/cursor-cleanup [--dry-run]"),
+		expect(parseCleanupArgs("")).toEqual({ dryRun: false, unowned: false });
+		expect(parseCleanupArgs(" --dry-run ")).toEqual({ dryRun: true, unowned: false });
+		expect(parseCleanupArgs("--unowned -n")).toEqual({ dryRun: true, unowned: true });
+		expect(parseCleanupArgs("--dry-run --force")).toMatchObject({
+			error: expect.stringContaining('Unknown argument "--force". Usage: /cursor-cleanup [--dry-run] [--unowned]'),
 		});
 	});
 
@@ -133,7 +208,7 @@ describe("command text", () => {
 		const dry = cleanupReport(scan, undefined);
 		expect(dry).toContain("Would remove 1");
 		expect(dry).toContain(gone);
-		expect(cleanupReport(scan, removeStores(scan))).toContain(`Removed 1 orphaned Cursor session store(s):\n  ${gone}`);
+		expect(cleanupReport(scan, removeStores(scan))).toContain(`Removed 1 Cursor session store(s):\n  ${gone}`);
 		expect(cleanupReport(scanStores(root), undefined)).toContain("No orphaned Cursor session stores");
 	});
 });
