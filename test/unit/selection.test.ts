@@ -3,7 +3,7 @@ import type { ModelThinkingLevel } from "@earendil-works/pi-ai";
 import { FALLBACK_CONTEXT_WINDOWS } from "../../src/catalog/context-windows.generated.ts";
 import { FALLBACK_MODELS } from "../../src/catalog/fallback-models.generated.ts";
 import { buildCatalog } from "../../src/catalog/rows.ts";
-import type { CatalogItem, CatalogVariant, ContextWindowTable } from "../../src/catalog/types.ts";
+import type { CatalogItem, ContextWindowTable } from "../../src/catalog/types.ts";
 import { buildModelSelection } from "../../src/selection.ts";
 import { catalogItem, type ParamShape, parameters, variants } from "../support/catalog-builders.ts";
 
