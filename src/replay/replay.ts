@@ -12,6 +12,7 @@ import {
 	toToolCallBlock,
 } from "./mapping.ts";
 import { type CardRoute, incompleteReason, type RunOutcome, routeCard, showIncompleteTool } from "./policy.ts";
+import { RunningCard } from "./running.ts";
 import { ReplayStore } from "./store.ts";
 import { ReplayTools } from "./tools.ts";
 
@@ -68,6 +69,25 @@ export class CursorReplay {
 			: { kind: "transcript", card };
 		if (route.kind === "card") this.store.record(route.card);
 		return route;
+	}
+
+	/**
+	 * A started call shown now, while it runs (a shell command still running after a moment): its card when it would be
+	 * shown as Pi's `bash` card, recorded as running; undefined when it would not be a `bash` card.
+	 */
+	startRunning(
+		callId: string,
+		toolCall: unknown,
+		ctx: MapContext,
+		declared?: ReadonlySet<string>,
+	): { block: PiToolCall; running: RunningCard } | undefined {
+		const card = mapCompletedToolCall(callId, toolCall, ctx); // arguments only: no result yet
+		if (!this.enabled || card.name !== "bash") return undefined;
+		const route = routeCard(card, this.tools.ownedNames, declared);
+		if (route.kind !== "card" || route.card.name !== "bash") return undefined;
+		const running = new RunningCard(route.card.id, route.card.name);
+		this.store.recordRunning(running);
+		return { block: toToolCallBlock(route.card), running };
 	}
 
 	/** The assistant-message block of a routed card. */

@@ -60,16 +60,19 @@ export class ShellTracker {
 	}
 
 	/**
-	 * A completed shell call: the pending shell with the same call id, else the only pending shell with identical
-	 * arguments. Undefined when neither matches (nothing was tracked, or the match would be a guess).
+	 * The started call a completion belongs to: the pending shell with the same call id, else the only pending shell
+	 * with identical arguments. Undefined when neither matches (nothing was tracked, or the match would be a guess).
 	 */
+	startedIdOf(callId: string, toolCall: unknown): string | undefined {
+		if (this.pending.has(callId)) return callId;
+		const argsKey = argsKeyOf(toolCall);
+		const same = [...this.pending].filter(([, shell]) => shell.argsKey === argsKey);
+		return argsKey !== undefined && same.length === 1 ? same[0]?.[0] : undefined;
+	}
+
+	/** A completed shell call (see {@link startedIdOf}): stops tracking it and returns what its deltas showed. */
 	completed(callId: string, toolCall: unknown): ShellCompletion | undefined {
-		let startedCallId: string | undefined = this.pending.has(callId) ? callId : undefined;
-		if (startedCallId === undefined) {
-			const argsKey = argsKeyOf(toolCall);
-			const same = [...this.pending].filter(([, shell]) => shell.argsKey === argsKey);
-			if (argsKey !== undefined && same.length === 1) startedCallId = same[0]?.[0];
-		}
+		const startedCallId = this.startedIdOf(callId, toolCall);
 		if (startedCallId === undefined) return undefined;
 		const shell = this.pending.get(startedCallId) as PendingShell;
 		this.pending.delete(startedCallId);

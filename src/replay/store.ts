@@ -1,9 +1,12 @@
 // Recorded Cursor results by Pi tool-call id, for this extension instance only. A record is consumed once, and only
 // by the tool it was recorded for: a wrong tool or an unknown id gets nothing (the caller fails closed).
 import type { ReplayCard } from "./mapping.ts";
+import type { RunningCard } from "./running.ts";
 
 export type ReplayLookup =
 	| { kind: "recorded"; card: ReplayCard }
+	/** A call still running in Cursor: wait for its result (showing its live output meanwhile). */
+	| { kind: "running"; running: RunningCard }
 	/** The id belongs to another tool's card; the record stays for its own tool. */
 	| { kind: "wrong-tool"; recordedName: string }
 	| { kind: "not-recorded" };
@@ -13,6 +16,7 @@ const DEFAULT_LIMIT = 1000;
 
 export class ReplayStore {
 	private readonly cards = new Map<string, ReplayCard>();
+	private readonly running = new Map<string, RunningCard>();
 
 	constructor(private readonly limit = DEFAULT_LIMIT) {}
 
@@ -27,8 +31,20 @@ export class ReplayStore {
 		}
 	}
 
+	/** Records a card shown while its call still runs (consumed by its tool like a recorded one). */
+	recordRunning(running: RunningCard): void {
+		this.running.set(running.id, running);
+		void running.done.then(() => this.running.delete(running.id));
+	}
+
 	/** Consumes the record of `id` when it was recorded for `toolName`. */
 	take(id: string, toolName: string): ReplayLookup {
+		const running = this.running.get(id);
+		if (running) {
+			if (running.name !== toolName) return { kind: "wrong-tool", recordedName: running.name };
+			this.running.delete(id);
+			return { kind: "running", running };
+		}
 		const card = this.cards.get(id);
 		if (!card) return { kind: "not-recorded" };
 		if (card.name !== toolName) return { kind: "wrong-tool", recordedName: card.name };
@@ -37,7 +53,7 @@ export class ReplayStore {
 	}
 
 	has(id: string): boolean {
-		return this.cards.has(id);
+		return this.cards.has(id) || this.running.has(id);
 	}
 
 	get size(): number {
@@ -47,5 +63,6 @@ export class ReplayStore {
 	/** Forgets every record (a new session, shutdown). */
 	clear(): void {
 		this.cards.clear();
+		this.running.clear();
 	}
 }

@@ -24,6 +24,7 @@ import {
 	type ReplayCard,
 	type ReplayToolName,
 } from "./mapping.ts";
+import type { RunningCard } from "./running.ts";
 import type { ReplayStore } from "./store.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: Pi's built-in definitions each have their own parameter and detail types
@@ -91,6 +92,34 @@ function wrongToolMessage(recordedName: string, name: string): string {
 function replayResult(card: ReplayCard) {
 	if (card.result.isError) throw new Error(card.result.text);
 	return { content: [{ type: "text" as const, text: card.result.text }], details: card.result.details };
+}
+
+/**
+ * A card shown while its Cursor call still runs: its live output as partial results, then Cursor's result. Pi's abort
+ * ends the wait (the run itself is given up by the turn).
+ */
+async function replayRunning(
+	running: RunningCard,
+	signal: AbortSignal | undefined,
+	onUpdate: ((partial: { content: { type: "text"; text: string }[]; details: undefined }) => void) | undefined,
+) {
+	const unwatch = running.watch((output) =>
+		onUpdate?.({ content: [{ type: "text", text: output }], details: undefined }),
+	);
+	try {
+		const card = await new Promise<ReplayCard>((resolve, reject) => {
+			const onAbort = () => reject(new Error("Aborted while Cursor's command was running."));
+			if (signal?.aborted) onAbort();
+			signal?.addEventListener("abort", onAbort, { once: true });
+			void running.done.then((done) => {
+				signal?.removeEventListener("abort", onAbort);
+				resolve(done);
+			});
+		});
+		return replayResult(card);
+	} finally {
+		unwatch();
+	}
 }
 
 /** A replay's render context marked "arguments incomplete", which is what stops Pi's edit card previewing. */
@@ -165,6 +194,7 @@ export class ReplayTools {
 			async execute(toolCallId, params, signal, onUpdate, ctx) {
 				const lookup = store.take(toolCallId, name);
 				if (lookup.kind === "recorded") return replayResult(lookup.card);
+				if (lookup.kind === "running") return replayRunning(lookup.running, signal, onUpdate);
 				if (lookup.kind === "wrong-tool") throw new Error(wrongToolMessage(lookup.recordedName, name));
 				if (isReplayToolCallId(toolCallId)) throw new Error(NOT_RECORDED_MESSAGE);
 				return builtin.execute(toolCallId, params, signal, onUpdate, ctx);

@@ -74,14 +74,34 @@ export class LiveRun {
 
 	/** An SDK event: to the attached provider turn, or buffered until Pi calls again. */
 	push(event: LiveEvent): Promise<void> | undefined {
+		if (event.kind === "update" && this.showRunning(event.update)) return undefined;
 		if (this.sink) return this.sink.event(event);
 		this.buffer.push(event);
 		return undefined;
 	}
 
+	/**
+	 * Updates for calls shown while they run go to their cards at once, attached or not (Pi waits on those cards):
+	 * live shell output (also passed on, as activity), and the completion of such a call (consumed: already shown).
+	 */
+	private showRunning(update: unknown): boolean {
+		const u = update as { type?: unknown; callId?: unknown; toolCall?: unknown; event?: unknown } | null;
+		if (u?.type === "shell-output-delta") this.tools.shellOutput(u.event);
+		return (
+			u?.type === "tool-call-completed" &&
+			typeof u.callId === "string" &&
+			this.tools.completeRunning(u.callId, u.toolCall)
+		);
+	}
+
 	private settle(settlement: RunSettlement): void {
 		if (this.settlement) return;
 		this.settlement = settlement;
+		const status = "error" in settlement ? "error" : settlement.result.status;
+		this.tools.endRunning({
+			status: status === "finished" || status === "cancelled" ? status : "error",
+			producedText: this.producedText,
+		});
 		this.sink?.settled(settlement);
 	}
 
@@ -134,8 +154,9 @@ export class LiveRun {
 	detach(awaiting: ReadonlySet<string>): void {
 		this.sink = undefined;
 		this.awaiting = awaiting;
-		// A bridged call keeps the run (its own deadline bounds it: Pi's tool may wait for a human).
-		if ([...awaiting].some((id) => this.bridged.has(id))) return;
+		// A bridged call keeps the run (its own deadline bounds it: Pi's tool may wait for a human); so does a card of a
+		// call still running (Pi waits on it; the run's end ends the card).
+		if ([...awaiting].some((id) => this.bridged.has(id)) || this.tools.showsRunning(awaiting)) return;
 		this.idleTimer = setTimeout(() => this.dispose(), this.idleDisposeMs);
 		this.idleTimer.unref?.();
 	}
@@ -145,10 +166,12 @@ export class LiveRun {
 		this.done = true;
 		clearTimeout(this.idleTimer);
 		this.sink = undefined;
-		this.closeBridge();
+		this.stopServing();
 	}
 
-	private closeBridge(): void {
+	/** The run is over for Pi: its bridge closes and cards of calls still running end. */
+	private stopServing(): void {
+		this.tools.endRunning({ status: "cancelled", producedText: this.producedText });
 		this.bridged.clear();
 		void this.bridge?.close().catch(() => {});
 	}
@@ -161,7 +184,7 @@ export class LiveRun {
 		this.sink = undefined;
 		this.buffer.length = 0;
 		void this.run?.cancel().catch(() => {});
-		this.closeBridge();
+		this.stopServing();
 		this.onDispose(this);
 	}
 }

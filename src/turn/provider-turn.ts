@@ -140,8 +140,7 @@ export class ProviderTurn {
 				if (live.tools.batchReady && !display.print) this.split();
 				return undefined;
 			}
-			case "shell-output-delta":
-				live.tools.shellOutput(update.event);
+			case "shell-output-delta": // shown on its card by the live run
 				return undefined;
 			case "turn-ended":
 				if (update.usage) live.rawUsage = update.usage;
@@ -158,11 +157,19 @@ export class ProviderTurn {
 		}
 	}
 
-	/** A long-running Cursor tool that is still running after a moment gets one line in the thinking. */
+	/**
+	 * A long-running Cursor tool that is still running after a moment: a shell command becomes its `bash` card now
+	 * (the message ends with it, its output follows live); anything else gets one line in the thinking.
+	 */
 	private scheduleLifecycle(callId: string): void {
 		const timer = setTimeout(() => {
 			this.lifecycleTimers.delete(timer);
 			if (this.over) return;
+			const running = this.live.tools.startRunning(callId, this.display);
+			if (running) {
+				this.split([running]);
+				return;
+			}
 			const line = this.live.tools.lifecycle(callId, this.display);
 			if (line) this.translator.note(line);
 		}, LIFECYCLE_DELAY_MS);

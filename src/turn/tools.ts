@@ -1,12 +1,14 @@
 // Cursor's own tool calls during one run: which started calls are still open, which completed ones wait to be shown
 // as Pi tool cards (a batch ends the current assistant message), and what becomes a plain activity line instead.
-import type { Message } from "@earendil-works/pi-ai";
+import type { Message, ToolCall as PiToolCall } from "@earendil-works/pi-ai";
 import { BRIDGE_SERVER_NAME } from "../bridge/snapshot.ts";
 import type { MapContext, ReplayCard } from "../replay/mapping.ts";
-import { mapCompletedToolCall } from "../replay/mapping.ts";
-import { lifecycleLine, type RunOutcome } from "../replay/policy.ts";
+import { cursorToolType, mapCompletedToolCall, mapIncompleteToolCall } from "../replay/mapping.ts";
+import { incompleteReason, lifecycleLine, type RunOutcome } from "../replay/policy.ts";
 import type { CursorReplay } from "../replay/replay.ts";
+import type { RunningCard } from "../replay/running.ts";
 import { ShellTracker } from "../replay/shell.ts";
+import { sanitize } from "../replay/text.ts";
 import { formatActivityLine, formatPrintTrace } from "../replay/trace.ts";
 
 /** How long a long-running Cursor tool runs before it gets a lifecycle line (fast completions get none). */
@@ -55,6 +57,8 @@ export class RunTools {
 	readonly open = new Map<string, { toolCall: unknown; startedAt: number }>();
 	private readonly shells = new ShellTracker();
 	private batch: ReplayCard[] = [];
+	/** Calls shown as cards while they run (by the call id they started under). */
+	private readonly running = new Map<string, { card: RunningCard; toolCall: unknown; context: MapContext }>();
 
 	started(callId: string, toolCall: unknown): void {
 		if (isBridgeCall(toolCall)) return;
@@ -68,8 +72,54 @@ export class RunTools {
 		return open && !display.print ? lifecycleLine(open.toolCall, display.context) : undefined;
 	}
 
+	/** A `shell-output-delta`: the live output of the one running shell, shown on its card when it has one. */
 	shellOutput(event: unknown): void {
-		this.shells.delta(event);
+		const progress = this.shells.delta(event);
+		const running = progress && this.running.get(progress.callId);
+		if (running && progress) {
+			running.card.progress(sanitize(progress.text, running.context.secrets).replace(/\n+$/, ""));
+		}
+	}
+
+	/**
+	 * A shell command still running after a moment: the `bash` card to end the message with now, its output following
+	 * live (undefined: not a shell, print mode, already shown, or not a card Pi can show).
+	 */
+	startRunning(callId: string, display: ToolDisplay): PiToolCall | undefined {
+		const open = this.open.get(callId);
+		if (!open || display.print || !display.replay || this.running.has(callId)) return undefined;
+		if (cursorToolType(open.toolCall) !== "shell") return undefined;
+		const started = display.replay.startRunning(callId, open.toolCall, display.context, display.declared);
+		if (!started) return undefined;
+		this.running.set(callId, { card: started.running, toolCall: open.toolCall, context: display.context });
+		return started.block;
+	}
+
+	/** The completion of a call shown while running: its card gets Cursor's result. False for any other call. */
+	completeRunning(callId: string, toolCall: unknown): boolean {
+		const startedId = this.running.has(callId) ? callId : this.shells.startedIdOf(callId, toolCall);
+		const entry = startedId === undefined ? undefined : this.running.get(startedId);
+		if (!entry || startedId === undefined) return false;
+		const shell = this.shells.completed(callId, toolCall);
+		this.open.delete(startedId);
+		this.running.delete(startedId);
+		const context = shell?.liveOutput ? { ...entry.context, liveShellOutput: shell.liveOutput } : entry.context;
+		entry.card.finish(mapCompletedToolCall(startedId, toolCall, context));
+		return true;
+	}
+
+	/** The run ended (or was given up) while cards still showed running calls: they end as incomplete. */
+	endRunning(outcome: RunOutcome): void {
+		for (const [callId, entry] of this.running) {
+			this.open.delete(callId);
+			entry.card.finish(mapIncompleteToolCall(callId, entry.toolCall, entry.context, incompleteReason(outcome)));
+		}
+		this.running.clear();
+	}
+
+	/** Whether one of these Pi tool-call ids is a card of a call still running. */
+	showsRunning(ids: ReadonlySet<string>): boolean {
+		return [...this.running.values()].some((entry) => ids.has(entry.card.id));
 	}
 
 	completed(callId: string, toolCall: unknown, display: ToolDisplay): ToolEffect {

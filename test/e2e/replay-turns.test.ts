@@ -59,10 +59,31 @@ const TOOL_TOUR: Scenario = {
 	],
 };
 
+/** A shell command that runs for a few seconds, its output reported as it comes (UI updates, as Cursor streams them). */
+const SLOW_SHELL: Scenario = {
+	steps: [
+		{ toolCallStarted: { callId: "c-slow", shell: { command: "npm test" } } },
+		{ delay: 1_500 },
+		{ shellOutput: { stdout: "suite 1 ok\n" } },
+		{ delay: 400 },
+		{ shellOutput: { stdout: "suite 2 ok\n" } },
+		{ delay: 400 },
+		{
+			toolCallCompleted: {
+				callId: "c-slow",
+				shell: { command: "npm test", result: { exitCode: 0, stdout: "suite 1 ok\nsuite 2 ok\n", stderr: "" } },
+			},
+		},
+		{ text: "Tests pass." },
+		{ turnEnded: { inputTokens: 20, outputTokens: 3 } },
+	],
+};
+
 beforeAll(async () => {
 	backend = await startTurnBackend({
 		scenarioMap: {
 			"[[tour]]": TOOL_TOUR,
+			"[[slow-shell]]": SLOW_SHELL,
 		},
 	});
 }, 30_000);
@@ -82,6 +103,40 @@ function workspace() {
 	writeFileSync(join(home.dir, "notes.md"), "hello notes\n");
 	return home;
 }
+
+test.concurrent(
+	"a long shell command's output appears on its bash card while it runs (JSON: tool_execution_update before its end)",
+	async () => {
+		await limit(async () => {
+			const pi = new PiProcess(["--model", MODEL, "--mode", "json", "--no-session", "[[slow-shell]] run tests"], {
+				home: workspace(),
+				env: cursorEnv(backend),
+			});
+			pi.child.stdin.end();
+			await endingPi(pi, async () => {
+				const exit = await pi.waitExit(60_000);
+				const records = jsonLines(pi.stdout).filter((r) => r.type?.startsWith("tool_execution_"));
+				const shown = records.map((r) =>
+					[r.type, ...(r.partialResult?.content ?? r.result?.content ?? []).map((c: { text?: string }) => c.text)].join(
+						":",
+					),
+				);
+				withOutput(pi, () => {
+					expect(exit.code).toBe(0);
+					expect(records.every((r) => r.toolName === "bash")).toBe(true);
+					expect(shown).toEqual([
+						"tool_execution_start",
+						"tool_execution_update:suite 1 ok",
+						"tool_execution_update:suite 1 ok\nsuite 2 ok",
+						"tool_execution_end:suite 1 ok\nsuite 2 ok\n\nExit code 0",
+					]);
+					expect(pi.stdout).toContain("Tests pass.");
+				});
+			});
+		});
+	},
+	TIMEOUT_MS,
+);
 
 test.concurrent(
 	"JSON mode: read, bash, edit and an MCP call become Pi tool executions with Cursor's results, then the answer; one run",

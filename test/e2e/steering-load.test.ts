@@ -1,0 +1,139 @@
+// Steering under load: while a long Cursor run streams (the real `pi` in RPC mode, the real SDK, the fake backend),
+// several steering and follow-up messages arrive. Each reaches Cursor once and in order, nothing fails as busy, and
+// every answer Cursor gave is in Pi's conversation. The fake answers every message after the long run by echoing the
+// prompt it received, so each answer names what Cursor got.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FakeBackend, Scenario } from "../support/fake-backend/client.ts";
+import { cursorEnv, HomeRegistry, NO_RETRY, startTurnBackend, testNothingLeftBehind } from "../support/pi-turn.ts";
+import { type RpcRecord, startRpcPi } from "../support/rpc.ts";
+
+const TIMEOUT_MS = 150_000;
+const homes = new HomeRegistry();
+let backend: FakeBackend;
+
+/** 24 chunks over about 5 s: the run the messages arrive during. */
+const chunks = Array.from({ length: 24 }, (_, i) => `chunk-${i} `);
+const longRun = (midway: Scenario["steps"] = []): Scenario => ({
+	steps: [
+		...chunks.slice(0, 12).flatMap((text) => [{ text }, { delay: 200 }]),
+		...midway,
+		...chunks.slice(12).flatMap((text) => [{ text }, { delay: 200 }]),
+		{ turnEnded: { inputTokens: 100, outputTokens: 24 } },
+	],
+});
+
+beforeAll(async () => {
+	backend = await startTurnBackend({
+		defaultScenario: { steps: [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }] },
+	});
+}, 30_000);
+
+afterAll(async () => {
+	await backend?.stop();
+	homes.removeAll();
+}, 60_000);
+
+/** Two steers and two follow-ups, each tagged for its test (markers are how the fake's log is read). */
+const messagesOf = (name: string) =>
+	[
+		{ type: "steer", marker: `[[${name}:steer-1]]`, text: "also check the tests" },
+		{ type: "steer", marker: `[[${name}:steer-2]]`, text: "and the docs" },
+		{ type: "follow_up", marker: `[[${name}:follow-1]]`, text: "then summarise" },
+		{ type: "follow_up", marker: `[[${name}:follow-2]]`, text: "and list open questions" },
+	] as const;
+
+const textOf = (message: { content?: { type: string; text?: string }[] }) =>
+	(message.content ?? []).map((c) => (c.type === "text" ? (c.text ?? "") : "")).join("");
+
+async function underLoad(name: string, scenario: Scenario) {
+	const home = homes.create(NO_RETRY);
+	writeFileSync(join(home.dir, "notes.md"), "hello notes\n");
+	await backend.enqueue(scenario);
+	const pi = startRpcPi(["--model", "cursor/composer-2.5", "--no-session"], { home, env: cursorEnv(backend) });
+	try {
+		await pi.ready();
+		const from = pi.mark();
+		const prompt = `[[${name}]] write the long answer`;
+		const { response } = await pi.send({ type: "prompt", message: prompt });
+		expect(response.success).toBe(true);
+		// The messages arrive one by one while the long answer streams.
+		await pi.waitFor((r) => r.type === "message_update", { from, timeoutMs: 60_000 });
+		for (const { type, marker, text } of messagesOf(name)) {
+			await new Promise((resolve) => setTimeout(resolve, 400));
+			const { response: queued } = await pi.send({ type, message: `${marker} ${text}` });
+			expect({ marker, success: queued.success }).toEqual({ marker, success: true });
+		}
+		await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 90_000 });
+		const records = pi.records.slice(from);
+		const markers = messagesOf(name).map((m) => m.marker);
+		const ours = (await backend.runs()).filter(
+			(run) => run.userText?.includes(`[[${name}]]`) || markers.some((m) => run.userText?.includes(m)),
+		);
+		await pi.close();
+		return { records, runs: ours, markers };
+	} finally {
+		await pi.kill();
+	}
+}
+
+function expectEachOnceInOrder(runs: { userText?: string }[], records: RpcRecord[], markers: readonly string[]) {
+	// Each message is new input of exactly one Cursor send, and the sends came in the order they were typed.
+	const latest = runs.map(
+		(run) => /<latest_user_request>\n([\s\S]*?)\n<\/latest_user_request>/.exec(run.userText ?? "")?.[1] ?? "",
+	);
+	for (const marker of markers) {
+		expect({ marker, sends: latest.filter((text) => text.includes(marker)).length }).toEqual({ marker, sends: 1 });
+	}
+	const order = markers.map((marker) => latest.findIndex((text) => text.includes(marker)));
+	expect(order).toEqual([...order].sort((a, b) => a - b));
+	// No busy error, no failed message.
+	const assistants = records
+		.filter((r) => r.type === "message_end" && (r.message as { role?: string }).role === "assistant")
+		.map(
+			(r) => r.message as { stopReason: string; errorMessage?: string; content?: { type: string; text?: string }[] },
+		);
+	expect(assistants.filter((m) => m.stopReason === "error" || m.stopReason === "aborted")).toEqual([]);
+	expect(JSON.stringify(records)).not.toMatch(/already has active run|busy/i);
+	// Every echo answer (one per message) arrived whole.
+	const shown = assistants.map(textOf).join("\n");
+	for (const run of runs.slice(1)) {
+		const text = /<latest_user_request>\n([\s\S]*?)\n<\/latest_user_request>/.exec(run.userText ?? "")?.[1] ?? "";
+		expect(shown).toContain(text);
+	}
+	return assistants;
+}
+
+test(
+	"a long text answer: two steers and two follow-ups sent while it streams each reach Cursor once, in order; no text lost",
+	async () => {
+		const { records, runs, markers } = await underLoad("long-text", longRun());
+		const assistants = expectEachOnceInOrder(runs, records, markers);
+		expect(textOf(assistants[0] ?? {})).toBe(chunks.join(""));
+		expect(runs).toHaveLength(1 + markers.length);
+	},
+	TIMEOUT_MS,
+);
+
+test(
+	"a long answer with a tool batch midway: steering supersedes the run after the batch; every message still reaches Cursor once, in order",
+	async () => {
+		const { records, runs, markers } = await underLoad(
+			"long-tools",
+			longRun([{ tool: { callId: "c-read", read: { path: "notes.md" } } }, { delay: 200 }]),
+		);
+		const assistants = expectEachOnceInOrder(runs, records, markers);
+		// What Cursor streamed before the batch is kept; the read card ran once.
+		expect(textOf(assistants[0] ?? {})).toContain(chunks.slice(0, 3).join(""));
+		const reads = records.filter((r) => r.type === "tool_execution_end" && r.toolName === "read");
+		expect(reads).toHaveLength(1);
+		// The first steer superseded the run: it was cancelled, and the steer went to a fresh agent with the history.
+		expect(runs[0]?.clientClosed).toBe(true);
+		expect(runs[1]?.userText).toContain("<conversation_history>");
+		expect(runs[1]?.userText).toContain("[[long-tools]] write the long answer");
+	},
+	TIMEOUT_MS,
+);
+
+testNothingLeftBehind(() => backend, homes);
