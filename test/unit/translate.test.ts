@@ -1,20 +1,10 @@
 import { expect, test } from "bun:test";
-import { type AssistantMessageEvent, createAssistantMessageEventStream, type Model } from "@earendil-works/pi-ai";
+import { type AssistantMessageEvent, createAssistantMessageEventStream } from "@earendil-works/pi-ai";
 import type { InteractionUpdate } from "../../src/sdk/cursor-sdk.ts";
 import { TurnTranslator } from "../../src/turn/translate.ts";
+import { DRIVER_MODEL } from "../support/turn-driver.ts";
 
-const model: Model<string> = {
-	id: "composer-2",
-	name: "Composer 2",
-	api: "cursor-sdk",
-	provider: "cursor",
-	baseUrl: "https://api.cursor.com",
-	reasoning: false,
-	input: ["text", "image"],
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-	contextWindow: 200_000,
-	maxTokens: 32_000,
-};
+const model = DRIVER_MODEL;
 
 async function run(updates: InteractionUpdate[], end: (t: TurnTranslator) => void) {
 	const out = createAssistantMessageEventStream();
