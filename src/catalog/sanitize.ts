@@ -17,9 +17,10 @@ export function isModelIdText(text: string): boolean {
 /**
  * Catalog sanitizer shared by the fallback generator and live discovery.
  *
- * Drops entries whose id Pi could not select (see {@link isModelIdText}). Keeps only `id`, `displayName`, `description`, `aliases` (deduplicated, first occurrence wins), `parameters` and
- * `variants` (each with its own known fields), drops malformed entries instead of throwing, keeps the first of
- * duplicate model ids and stable-sorts by id (code-unit order, independent of locale).
+ * Keeps only `id`, `displayName`, `description`, `aliases` (deduplicated, first occurrence wins), `parameters` and
+ * `variants` (each with its own known fields), drops malformed entries (and a non-array payload) instead of throwing,
+ * drops entries whose id Pi could not select (see {@link isModelIdText}), keeps the first of duplicate model ids and
+ * stable-sorts by id (code-unit order, independent of locale).
  */
 export function sanitizeCatalog(raw: unknown): CatalogItem[] {
 	const seen = new Set<string>();

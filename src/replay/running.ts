@@ -40,8 +40,4 @@ export class RunningCard {
 		this.listeners.clear();
 		this.resolveDone(card);
 	}
-
-	get isFinished(): boolean {
-		return this.finished;
-	}
 }

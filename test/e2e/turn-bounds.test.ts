@@ -201,12 +201,14 @@ describe("a black-holed backend", () => {
 		TIMEOUT_MS,
 	);
 
-	test.concurrent(
-		"print mode: no answer within PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS fails within 10 s as a network problem",
-		async () => {
+	// Compiled Pi runs on Bun, whose fetch publishes no socket channel: its abandoned requests must not keep it alive.
+	test.concurrent.each(piHosts().flatMap((host) => (host.name.includes("0.87.1") ? [] : [[host.name, host] as const])))(
+		"print mode, %s: no answer within PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS fails within 10 s as a network problem, and Pi exits",
+		async (_name, host) => {
 			await limit(async () => {
 				const blackHole = await startBlackHole();
 				const pi = new PiProcess(["--model", MODEL, "-p", "hello into the void"], {
+					host,
 					home: homes.create(NO_RETRY),
 					env: cursorEnv(blackHole, { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "3000" }),
 				});
@@ -225,37 +227,6 @@ describe("a black-holed backend", () => {
 						expect(pi.stderr).toContain("/cursor-http on");
 						expect(pi.stderr).not.toMatch(/aborted/i);
 						expect(pi.stdout).toBe("");
-						expect(leakedSecrets(pi.stdout + pi.stderr, [TEST_KEY])).toEqual([]);
-					});
-				} finally {
-					if (pi.running) pi.child.kill("SIGKILL");
-				}
-			});
-		},
-		TIMEOUT_MS,
-	);
-
-	test.concurrent(
-		"compiled Pi (Bun's fetch publishes no diagnostics channel): after a first-response timeout it still exits promptly",
-		async () => {
-			await limit(async () => {
-				const blackHole = await startBlackHole();
-				const compiled = piHosts().find((host) => host.name.startsWith("compiled"));
-				if (!compiled) throw new Error("no compiled Pi host");
-				const pi = new PiProcess(["--model", MODEL, "-p", "hello into the void"], {
-					host: compiled,
-					home: homes.create(NO_RETRY),
-					env: cursorEnv(blackHole, { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "3000" }),
-				});
-				pi.child.stdin.end();
-				try {
-					const exit = await pi.waitExit(30_000);
-					const turnToExitMs = Date.now() - (blackHole.connectedAt ?? pi.startedAt);
-					withOutput(pi, () => {
-						expect(exit.signal).toBeNull();
-						expect(exit.code).not.toBe(0);
-						expect(turnToExitMs).toBeLessThan(10_000);
-						expect(pi.stderr).toContain("Cursor did not respond within 3 s (network error)");
 						expect(leakedSecrets(pi.stdout + pi.stderr, [TEST_KEY])).toEqual([]);
 					});
 				} finally {

@@ -1,5 +1,6 @@
-// A broken stream never wedges a turn: a malformed SDK update is ignored and the answer goes on (only Cursor ends a
-// turn); a throwing provider hook in another extension does not take the Cursor turn down either.
+// A broken SDK update never wedges or ends a turn: a malformed update (here `null`, which would make a naive
+// callback throw, and the SDK swallows callback errors) is ignored, the rest of Cursor's answer streams on, and the
+// turn ends as Cursor ends it.
 import { afterEach, expect, test } from "bun:test";
 import { FakeCursorSdk } from "../support/fake-sdk.ts";
 import { createHarnessSession, type HarnessSession } from "../support/harness.ts";
@@ -9,11 +10,13 @@ afterEach(async () => {
 	for (const s of open.splice(0)) await s.close();
 });
 
-test("a malformed SDK update is ignored: the answer goes on whole and the agent is free for the next turn", async () => {
+test("a malformed SDK update is ignored: the answer streams on and the turn ends as Cursor ends it", async () => {
 	let sends = 0;
 	const sdk = new FakeCursorSdk({
 		script: () =>
-			++sends === 1 ? [{ text: "partial " }, { raw: null }, { text: "and the rest" }] : [{ text: "fine" }],
+			++sends === 1
+				? [{ text: "partial " }, { raw: null }, { raw: { type: "text-delta", text: 7 } }, { text: "and the rest" }]
+				: [{ text: "fine" }],
 	});
 	const h = await createHarnessSession({ sdk });
 	open.push(h);
@@ -21,7 +24,9 @@ test("a malformed SDK update is ignored: the answer goes on whole and the agent 
 	expect(h.errorMessages()).toEqual([]);
 	expect(h.session.getLastAssistantText()).toBe("partial and the rest");
 	expect(sdk.sends[0]?.status).toBe("finished");
+	// The agent is not left busy: the next turn is answered on the same agent.
 	await h.session.prompt("again");
 	expect(h.errorMessages()).toEqual([]);
 	expect(h.session.getLastAssistantText()).toBe("fine");
+	expect(sdk.sends[1]?.agentId).toBe(sdk.sends[0]?.agentId);
 });

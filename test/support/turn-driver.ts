@@ -1,7 +1,7 @@
 // Drives one provider turn (`streamCursorTurn`) without Pi or the SDK: a minimal TurnRuntime whose agent plays a
 // scripted list of `onDelta` updates (any value, as the SDK would hand it over) and then settles the run. Returns every
 // event Pi would receive and the final message.
-import type { AssistantMessage, AssistantMessageEvent, Model, TranscriptContext } from "@earendil-works/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, TranscriptContext } from "@earendil-works/pi-ai";
 import type { TurnEntry, TurnRuntime } from "../../src/runtime/types.ts";
 import type { InteractionUpdate, Run, RunResult, SDKAgent, SendOptions } from "../../src/sdk/cursor-sdk.ts";
 import type { LiveRun } from "../../src/turn/live-run.ts";
@@ -9,20 +9,9 @@ import { streamCursorTurn } from "../../src/turn/stream.ts";
 import type { ToolDisplay } from "../../src/turn/tools.ts";
 import type { AgentLease, TurnSetup } from "../../src/turn/types.ts";
 
-export const DRIVER_KEY = "key_turn_driver_0123456789abcdef";
+import { cursorModel } from "./messages.ts";
 
-export const DRIVER_MODEL: Model<string> = {
-	id: "composer-2",
-	name: "Composer 2",
-	api: "cursor-sdk",
-	provider: "cursor",
-	baseUrl: "https://api.cursor.com",
-	reasoning: false,
-	input: ["text", "image"],
-	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-	contextWindow: 200_000,
-	maxTokens: 32_000,
-};
+export const DRIVER_KEY = "key_turn_driver_0123456789abcdef";
 
 /** How the scripted run ends: `wait()` resolves with a result, or rejects. */
 export type RunEnd = { result: RunResult } | { rejects: unknown };
@@ -129,7 +118,7 @@ export async function driveTurn(
 	};
 	const context = { messages: [{ role: "user", content: "hello", timestamp: 1 }] } as unknown as TranscriptContext;
 	const entry: TurnEntry = { runtime, isSummary: () => false, setup: () => setup };
-	const stream = streamCursorTurn(entry, DRIVER_MODEL, context, { apiKey: DRIVER_KEY });
+	const stream = streamCursorTurn(entry, cursorModel, context, { apiKey: DRIVER_KEY });
 	const events: AssistantMessageEvent[] = [];
 	for await (const event of stream) events.push(event);
 	const message = await stream.result();
