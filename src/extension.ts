@@ -2,12 +2,7 @@
 // each command module and the provider only what it uses. Pi may host several sessions in one process; each gets
 // its own instance, so catalogs, agents and settings are never shared (process-wide effects: src/process/).
 import type { Model } from "@earendil-works/pi-ai";
-import {
-	type ExtensionAPI,
-	type ExtensionContext,
-	getAgentDir,
-	hasTrustRequiringProjectResources,
-} from "@earendil-works/pi-coding-agent";
+import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { guardBridgedCalls } from "./bridge/call-guard.ts";
 import { BridgeView } from "./bridge/view.ts";
@@ -20,22 +15,24 @@ import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
 import { CursorReplay } from "./replay/replay.ts";
+import { CloudRuntime, type CloudSessionView } from "./runtime/cloud.ts";
 import { LocalRuntime } from "./runtime/local.ts";
-import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
+import { type CloudSdk, type CursorSdk, cloudSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { SessionAgentPool } from "./session/pool.ts";
-import { resumeHandleOf } from "./session/resume.ts";
+import { sessionResumeHandle } from "./session/resume.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
 import { SessionTurnEntry } from "./session/turn-entry.ts";
 import { CursorSdkConfigFile, userConfigPath } from "./settings/config-file.ts";
 import { STATUS_KEY } from "./settings/effective.ts";
 import { readEnv, readEnvVar } from "./settings/env.ts";
 import { LocalAgentConfig } from "./settings/local-config.ts";
-import { approveOverride, savedProjectTrust } from "./settings/project-config.ts";
+import { sessionTrustFacts } from "./settings/project-config.ts";
 import { SessionSettings } from "./settings/session-settings.ts";
 import { flagError } from "./turn/setup.ts";
+import { registerCloudCommands } from "./ui/cloud-commands.ts";
 import { registerCommands } from "./ui/commands.ts";
-import { readFlags, registerFlags } from "./ui/flags.ts";
+import { readCloudFlags, readFlags, registerFlags } from "./ui/flags.ts";
 import { Notifier } from "./ui/notifier.ts";
 import { Accounting } from "./usage/accounting.ts";
 
@@ -52,12 +49,12 @@ export class CursorExtension {
 	readonly accounting: Accounting;
 	private readonly bridge: BridgeView;
 	private readonly runtime: LocalRuntime;
+	private readonly cloud: CloudRuntime;
 	private readonly entry: SessionTurnEntry;
 	/** Installed when the extension loads, before any agent exists (src/process/effects.ts). */
 	private readonly effects = installProcessEffects(this.env);
-	private cwd = process.cwd();
-	/** Pi's mode: print mode keeps stdout for the answer (tool activity goes to stderr instead of cards). */
-	private mode: ExtensionContext["mode"] = "tui";
+	/** The workspace, Pi's mode (print mode keeps stdout for the answer) and, once started, the session's manager. */
+	private session: CloudSessionView = { cwd: process.cwd(), mode: "tui", manager: undefined };
 	private readonly notifier = new Notifier();
 	private readonly notify = this.notifier.notify;
 	private readonly report = this.notifier.report;
@@ -67,6 +64,7 @@ export class CursorExtension {
 		private readonly pi: ExtensionAPI,
 		private readonly sdk: CursorSdk = cursorSdk,
 		private readonly agentDir: string = getAgentDir(),
+		private readonly cloudApi: CloudSdk = cloudSdk,
 	) {
 		// Windows learned from earlier runs are read once, here: startup never probes a model.
 		this.catalog = new CatalogState(FALLBACK_CONTEXT_WINDOWS, readLearnedWindows(learnedWindowsPath(agentDir)));
@@ -87,7 +85,7 @@ export class CursorExtension {
 			notify: this.notify,
 			report: this.report,
 			catalogItems: () => this.catalog.catalogItems,
-			cwd: () => this.cwd,
+			cwd: () => this.session.cwd,
 			stateRoot: () => {
 				const root = this.stores.checkRoot(this.storeRootChoice());
 				return root.ok ? root.root : undefined;
@@ -106,7 +104,18 @@ export class CursorExtension {
 			sdk,
 			observer: this.accounting.observer,
 			env: this.env,
-			session: () => ({ cwd: this.cwd, mode: this.mode }),
+			session: () => this.session,
+		});
+		this.cloud = new CloudRuntime({
+			sdk: cloudApi,
+			env: this.env,
+			flags: () => readCloudFlags(pi),
+			local: this.local,
+			configFile: this.configFile,
+			session: () => this.session,
+			confirm: this.notifier.confirm,
+			notify: this.notify,
+			appendEntry,
 		});
 		this.entry = new SessionTurnEntry({
 			catalog: this.catalog,
@@ -115,15 +124,14 @@ export class CursorExtension {
 			stores: this.stores,
 			env: this.env,
 			runtime: this.runtime,
+			cloud: this.cloud,
 			storeMoved: (storeDir) => this.pool.bind({ storeDir, resume: undefined }),
 			resolved: (setup) => this.accounting.noteTurn(setup),
 		});
 	}
 
 	register(): void {
-		if (readEnvVar(this.env, "askQuestion") && this.bridge.settings().enabled) {
-			registerAskQuestion(this.pi);
-		}
+		if (readEnvVar(this.env, "askQuestion") && this.bridge.settings().enabled) registerAskQuestion(this.pi);
 		registerFlags(this.pi);
 		this.registerCommands();
 		this.pi.registerProvider(
@@ -142,8 +150,10 @@ export class CursorExtension {
 		const { notify, report, refreshStatus } = this;
 		const bridgeRunning = () => this.pool.liveRun?.bridge !== undefined;
 		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
+		const settings = { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus };
+		registerCloudCommands(this.pi, { ...settings, sdk: this.cloudApi, journal: () => this.cloud.journal(), report });
 		registerCommands(this.pi, {
-			settings: { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus },
+			settings,
 			catalog: this.catalog,
 			localAgent: { local: this.local, pool: this.pool, stores: this.stores, env: this.env, notify, refreshStatus },
 			usage: { ledger: this.accounting.ledger, sdk: this.sdk, report },
@@ -156,6 +166,7 @@ export class CursorExtension {
 				stores: this.stores,
 				local: this.local,
 				bridge: () => this.bridge.doctorFact(bridgeRunning()),
+				cloudTarget: () => this.cloud.doctorFact(),
 				lastError: () => this.accounting.ledger.lastError,
 				report,
 			},
@@ -210,16 +221,10 @@ export class CursorExtension {
 		for (const notice of this.effects.takeNotices()) this.notify(notice, "warning");
 		const { sessionManager } = ctx;
 		this.settings.restore(sessionManager.getBranch());
-		this.cwd = ctx.cwd;
-		this.mode = ctx.mode;
+		this.session = { cwd: ctx.cwd, mode: ctx.mode, manager: sessionManager };
 		// Here, not in the factory: every extension's tools are registered by now, so names others own are kept.
 		this.replay.register(ctx.cwd);
-		this.local.start(ctx.cwd, {
-			piTrusted: ctx.isProjectTrusted?.() === true,
-			savedTrust: savedProjectTrust(this.agentDir, ctx.cwd),
-			cliApprove: approveOverride(process.argv) === true,
-			hasProtectedResources: hasTrustRequiringProjectResources(ctx.cwd),
-		});
+		this.local.start(ctx.cwd, sessionTrustFacts(ctx, this.agentDir));
 		this.settings.activeModel = ctx.model as Model<string> | undefined;
 		const invalidFlag = flagError(this.settings.input());
 		if (invalidFlag && ctx.hasUI) this.notify(invalidFlag, "error");
@@ -228,17 +233,13 @@ export class CursorExtension {
 		this.refreshStatus();
 		this.accounting.start(sessionManager);
 		const sessionFile = sessionManager.getSessionFile();
-		const localResume = readEnvVar(this.env, "localResume");
 		this.pool.bind({
 			storeDir: this.stores.start(
 				sessionFile ? { sessionId: sessionManager.getSessionId(), sessionFile } : undefined,
 				this.storeRootChoice(),
 				() => this.sdk.defaultStateRoot(ctx.cwd),
 			),
-			resume:
-				sessionFile && localResume
-					? resumeHandleOf(sessionManager.getBranch(), sessionManager.getEntries())
-					: undefined,
+			resume: sessionResumeHandle(sessionManager, readEnvVar(this.env, "localResume")),
 		});
 	}
 

@@ -181,12 +181,15 @@ export function recordedAgents(records: readonly CloudRecord[]): RecordedAgent[]
 }
 
 /**
- * The agent a new turn of `branch` continues: the latest one recorded for it that has a run (its first send reached
- * Cursor), was not archived or deleted and has no archive/delete in doubt. Undefined: the turn creates a new agent.
+ * The agent a new turn continues: of the agents the Pi session branch holds (`branchAgents`, oldest first), the latest
+ * one recorded here that has a run (its first send reached Cursor), was not archived or deleted and has no
+ * archive/delete in doubt. Undefined: the turn creates a new agent.
  */
-export function resumableAgent(records: readonly CloudRecord[], branch: string | undefined): string | undefined {
-	const candidates = recordedAgents(records).filter(
-		(a) => a.branch === branch && a.runIds.length > 0 && !a.deleted && !a.archived && a.unresolved.length === 0,
+export function resumableAgent(records: readonly CloudRecord[], branchAgents: readonly string[]): string | undefined {
+	const usable = new Set(
+		recordedAgents(records)
+			.filter((a) => a.runIds.length > 0 && !a.deleted && !a.archived && a.unresolved.length === 0)
+			.map((a) => a.agentId),
 	);
-	return candidates.at(-1)?.agentId;
+	return branchAgents.findLast((agentId) => usable.has(agentId));
 }

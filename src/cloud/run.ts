@@ -73,13 +73,17 @@ export interface CloudTurnDeps {
 /** Runs one cloud turn; the stream always ends with Pi's `done`, `error` or `aborted`. */
 export function runCloudTurn(model: Model<string>, turn: CloudTurn, deps: CloudTurnDeps): AssistantMessageEventStream {
 	const out = createAssistantMessageEventStream();
-	const translator = new TurnTranslator(out, model);
+	void followCloudTurn(new TurnTranslator(out, model), turn, deps);
+	return out;
+}
+
+/** Runs one cloud turn into `translator`; resolves once the run is started or the turn ended. Never rejects. */
+export async function followCloudTurn(translator: TurnTranslator, turn: CloudTurn, deps: CloudTurnDeps): Promise<void> {
 	const cloudRun = new CloudRun(turn, deps, translator);
-	void cloudRun.start().catch((error: unknown) => {
+	await cloudRun.start().catch((error: unknown) => {
 		// `Ended`: Pi's abort or a bound already ends the turn (after the run's cancel).
 		if (!(error instanceof Ended)) cloudRun.end(classifyCursorError(error, [turn.apiKey]));
 	});
-	return out;
 }
 
 /** Thrown into a phase that Pi's abort or a bound ended (`interrupt` ends the turn). */

@@ -46,6 +46,10 @@ export interface DoctorFacts {
 	settingSources: { ok: true; sources: readonly string[]; isDefault: boolean } | { ok: false; error: string };
 	catalog: { source: "fallback" | "cache" | "live"; fetchedAt: number | undefined; rows: number; capturedOn: string };
 	bridge: { status: CheckStatus; detail: string; fix?: string };
+	/** Where turns run (local or cloud) and where that comes from. */
+	runtime: { status: CheckStatus; detail: string; fix?: string };
+	/** The cloud target, when the runtime is cloud. */
+	cloudTarget?: { status: CheckStatus; detail: string; fix?: string };
 	/** `label` says where the root comes from (default, PI_CURSOR_SDK_STATE_ROOT, local.storeRoot). */
 	storeRoot: { path: string | undefined; label: string; writable: boolean; error?: string };
 	lastError: { message: string; at: number } | undefined;
@@ -227,6 +231,14 @@ export function checkBridge(facts: DoctorFacts): CheckResult {
 	return { title: "Pi tool bridge", ...facts.bridge };
 }
 
+export function checkRuntime(facts: DoctorFacts): CheckResult {
+	return { title: "Runtime", ...facts.runtime };
+}
+
+export function checkCloudTarget(facts: DoctorFacts): CheckResult | undefined {
+	return facts.cloudTarget && { title: "Cursor Cloud target", ...facts.cloudTarget };
+}
+
 export function checkStoreRoot(facts: DoctorFacts): CheckResult {
 	const title = "Agent store root";
 	const { path, label, writable, error } = facts.storeRoot;
@@ -272,9 +284,11 @@ export function runChecks(facts: DoctorFacts): CheckResult[] {
 		checkSettingSources(facts),
 		checkCatalog(facts),
 		checkBridge(facts),
+		checkRuntime(facts),
+		checkCloudTarget(facts),
 		checkStoreRoot(facts),
 		checkLastError(facts),
-	];
+	].filter((result) => result !== undefined);
 }
 
 const LABEL: Record<CheckStatus, string> = { ok: "ok  ", warn: "WARN", fail: "FAIL" };

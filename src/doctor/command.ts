@@ -6,9 +6,10 @@ import type { CatalogState } from "../catalog/state.ts";
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import { describeChoice } from "../session/store-root.ts";
 import type { SessionStoreScope } from "../session/store-scope.ts";
-import { type EffectiveSettingsInput, resolveHttp1 } from "../settings/effective.ts";
+import { type EffectiveSettingsInput, resolveHttp1, resolveRuntimeSetting } from "../settings/effective.ts";
 import { type EnvRecord, readEnv } from "../settings/env.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
+import { RUNTIME_SETTING, RUNTIME_USAGE } from "../settings/runtime.ts";
 import type { Notify } from "../ui/types.ts";
 import { type DoctorFacts, renderDoctor, runChecks } from "./checks.ts";
 import { gatherDoctorFacts } from "./gather.ts";
@@ -25,6 +26,8 @@ export interface DoctorDeps {
 	/** Where the session stores go (the user config's owner). */
 	readonly local: Pick<LocalAgentConfig, "storeRoot">;
 	readonly bridge: () => DoctorFacts["bridge"];
+	/** What a cloud turn would run against (asked only when the runtime is cloud). */
+	readonly cloudTarget: () => Promise<NonNullable<DoctorFacts["cloudTarget"]>>;
 	readonly lastError: () => DoctorFacts["lastError"];
 	readonly report: Notify;
 }
@@ -34,6 +37,7 @@ export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandConte
 	const http = resolveHttp1(settings);
 	const env = readEnv(deps.env);
 	const sources = env.settingSources;
+	const runtime = resolveRuntimeSetting(settings);
 	const cache = new CatalogCache(deps.agentDir);
 	const facts = await gatherDoctorFacts({
 		env,
@@ -60,6 +64,13 @@ export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandConte
 			return root.ok ? { ok: true, path: root.root, label } : { ok: false, label, message: root.message };
 		},
 		bridge: deps.bridge(),
+		runtime: runtime.ok
+			? {
+					status: "ok",
+					detail: `${runtime.runtime} (${runtime.source === "default" ? "the default" : `set by ${RUNTIME_SETTING[runtime.source]}`})`,
+				}
+			: { status: "fail", detail: runtime.error, fix: RUNTIME_USAGE },
+		cloudTarget: runtime.ok && runtime.runtime === "cloud" ? await deps.cloudTarget() : undefined,
 		lastError: deps.lastError(),
 		now: Date.now(),
 	});

@@ -24,6 +24,8 @@ export interface DoctorSources {
 	/** The state root the session stores go to (checked like a turn checks it), or why it is unusable. */
 	storeRoot(): { ok: true; path: string; label: string } | { ok: false; label: string; message: string };
 	bridge: DoctorFacts["bridge"];
+	runtime: DoctorFacts["runtime"];
+	cloudTarget?: DoctorFacts["cloudTarget"];
 	lastError: DoctorFacts["lastError"];
 	now: number;
 	/** For tests: where the natives are (default: the installed platform package). */
@@ -161,6 +163,8 @@ export async function gatherDoctorFacts(sources: DoctorSources): Promise<DoctorF
 			fetchedAt: sources.catalog.source !== "fallback" && auth.apiKey ? sources.cachedAt(auth.apiKey) : undefined,
 		},
 		bridge: sources.bridge,
+		runtime: sources.runtime,
+		...(sources.cloudTarget ? { cloudTarget: sources.cloudTarget } : {}),
 		storeRoot: storeRootFact(sources),
 		lastError: sources.lastError,
 		now: sources.now,

@@ -1,10 +1,12 @@
 // The runtime seam: the provider entry resolves a request into a turn setup, and a runtime object runs it. The local
-// runtime (src/runtime/local.ts) runs turns on a pooled local SDK agent.
+// runtime (src/runtime/local.ts) runs turns on a pooled local SDK agent; the cloud runtime (src/runtime/cloud.ts) on
+// a Cursor Cloud agent.
 import type { Message, Model, SimpleStreamOptions, TranscriptContext } from "@earendil-works/pi-ai";
 import type { CursorError } from "../sdk/errors.ts";
 import type { LiveRun } from "../turn/live-run.ts";
 import type { TurnObserver } from "../turn/observer.ts";
 import type { ToolDisplay } from "../turn/tools.ts";
+import type { TurnTranslator } from "../turn/translate.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import type { TurnWatch } from "../turn/watch.ts";
 
@@ -32,5 +34,19 @@ export interface TurnEntry {
 	 * configuration is re-read at the next send).
 	 */
 	setup(model: Model<string>, options: SimpleStreamOptions | undefined, continuing: boolean): TurnSetup | CursorError;
+	/** Runs local turns (and compaction and tree summaries, whatever the runtime). */
 	readonly runtime: TurnRuntime;
+	/** Runs cloud turns (src/runtime/cloud.ts). */
+	readonly cloud: CloudTurnRunner;
+}
+
+/** What runs a turn whose setup says `runtime: "cloud"`. */
+export interface CloudTurnRunner {
+	/** Streams the turn into `translator` and ends it (`done`, `error` or `aborted`); never rejects. */
+	run(
+		translator: TurnTranslator,
+		context: TranscriptContext,
+		signal: AbortSignal | undefined,
+		setup: TurnSetup,
+	): Promise<void>;
 }

@@ -50,3 +50,11 @@ function continuedElsewhere(handleEntry: object, agentId: string, allEntries: re
 		return later?.type === "custom" && later.customType === RESUME_ENTRY_TYPE && later.data?.agentId === agentId;
 	});
 }
+
+/** The handle a saved session resumes its local agent from (undefined: `--no-session`, or resuming is off). */
+export function sessionResumeHandle(
+	session: { getSessionFile(): string | undefined; getBranch(): readonly unknown[]; getEntries(): readonly unknown[] },
+	enabled: boolean,
+): ResumeHandle | undefined {
+	return enabled && session.getSessionFile() ? resumeHandleOf(session.getBranch(), session.getEntries()) : undefined;
+}

@@ -1,9 +1,9 @@
 // The provider entry of one Pi session: gathers a request's inputs once (the environment, the re-read local
 // configuration, the session's settings) and resolves them into the turn's setup (src/turn/setup.ts), then checks
-// the session's store. The runtime then runs the setup as it is.
+// the session's store (local turns). The runtime then runs the setup as it is.
 import type { Model, SimpleStreamOptions } from "@earendil-works/pi-ai";
 import type { CatalogState } from "../catalog/state.ts";
-import type { TurnEntry, TurnRuntime } from "../runtime/types.ts";
+import type { CloudTurnRunner, TurnEntry, TurnRuntime } from "../runtime/types.ts";
 import type { CursorError } from "../sdk/errors.ts";
 import { type EnvRecord, readEnv } from "../settings/env.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
@@ -20,6 +20,7 @@ export interface SessionTurnEntryDeps {
 	readonly stores: SessionStoreScope;
 	readonly env: EnvRecord;
 	readonly runtime: TurnRuntime;
+	readonly cloud: CloudTurnRunner;
 	/** The session's store moved to another state root: the pool rebinds to it. */
 	readonly storeMoved: (storeDir: string | undefined) => void;
 	/** Every resolved request, set up or refused (usage accounting records the key or the error). */
@@ -30,9 +31,11 @@ export class SessionTurnEntry implements TurnEntry {
 	/** Abort signals of compaction and tree summaries: Pi's only public marker of those requests. */
 	private readonly summarySignals = new WeakSet<AbortSignal>();
 	readonly runtime: TurnRuntime;
+	readonly cloud: CloudTurnRunner;
 
 	constructor(private readonly deps: SessionTurnEntryDeps) {
 		this.runtime = deps.runtime;
+		this.cloud = deps.cloud;
 	}
 
 	markSummary(signal: AbortSignal): void {
@@ -65,7 +68,7 @@ export class SessionTurnEntry implements TurnEntry {
 			summary,
 		});
 		// Summaries use a temporary store; every other send of a persisted session needs a safe state root.
-		if ("kind" in setup || continuing || summary) return setup;
+		if ("kind" in setup || continuing || summary || setup.runtime === "cloud") return setup;
 		const store = this.deps.stores.forTurn(local.storeRoot(env));
 		if (!store.ok) return { kind: "configuration", message: store.message } satisfies CursorError;
 		if (store.moved) this.deps.storeMoved(store.storeDir);

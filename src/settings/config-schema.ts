@@ -9,6 +9,10 @@ export interface CursorSdkUserConfig {
 	/** Global fast defaults keyed by selected SDK model id or alias (older files may use base catalog ids). */
 	readonly fastDefaults?: Readonly<Record<string, boolean>>;
 	readonly local?: LocalConfig;
+	/** `"local"` or `"cloud"`, raw: an invalid value fails Cursor turns closed (src/settings/runtime.ts). */
+	readonly runtime?: unknown;
+	/** Raw `cloud` section (user level only; validated when a cloud turn reads it, src/cloud/options.ts). */
+	readonly cloud?: unknown;
 	/** Raw `subagents` entries (validated per entry by settings/subagents.ts, so one bad entry spoils nothing else). */
 	readonly subagents?: Readonly<Record<string, unknown>>;
 }
@@ -53,6 +57,8 @@ const CONFIG_SCHEMA = Type.Object({
 	subagents: Type.Optional(
 		Type.Record(Type.String(), Type.Unknown(), { expect: "an object mapping names to definitions" }),
 	),
+	runtime: Type.Optional(Type.Unknown()),
+	cloud: Type.Optional(Type.Unknown()),
 });
 
 interface SchemaNode {

@@ -1,5 +1,6 @@
 /**
- * Pure precedence rules for Cursor-only settings (fast, SDK mode, local HTTP/1.1 transport) and the footer status.
+ * Pure precedence rules for Cursor-only settings (fast, SDK mode, local HTTP/1.1 transport, runtime) and the footer
+ * status.
  *
  * The caller gathers everything into one plain {@link EffectiveSettingsInput} object from Pi (selected model,
  * `pi.getFlag`, restored session state, user config, the parsed environment) and gets plain values back.
@@ -8,6 +9,7 @@
 import type { CursorSdkUserConfig } from "./config-schema.ts";
 import type { CursorEnv } from "./env.ts";
 import { parseBooleanSetting } from "./env-parse.ts";
+import { type RuntimeResolution, resolveRuntime } from "./runtime.ts";
 import { resolveSafety } from "./safety.ts";
 import { CURSOR_MODES, type CursorMode, type CursorSessionState, isCursorMode } from "./session-state.ts";
 
@@ -39,24 +41,22 @@ export interface CursorFlagsInput {
 	readonly autoReview?: unknown;
 	/** `--cursor-sandbox` */
 	readonly sandbox?: unknown;
+	/** `--cursor-runtime <local|cloud>` */
+	readonly runtime?: unknown;
 }
 
-export type CursorRuntime = "local" | "cloud";
-
 /** The environment variables these rules read. */
-export type EffectiveEnv = Pick<CursorEnv, "useHttp1" | "footer" | "autoReview" | "sandbox">;
+export type EffectiveEnv = Pick<CursorEnv, "useHttp1" | "footer" | "autoReview" | "sandbox" | "runtime">;
 
 export interface EffectiveSettingsInput {
 	/** The active model; `undefined` or `isCursor: false` for non-Cursor models. */
 	readonly model: CursorModelInput | undefined;
-	/** Cursor runtime (default `local`). */
-	readonly runtime?: CursorRuntime;
 	readonly flags?: CursorFlagsInput;
 	/** State restored from the current branch (see `restoreSessionState`). */
 	readonly session?: Partial<CursorSessionState>;
 	/** The USER-level `cursor-sdk.json` settings (project config never takes part in the fast/mode/HTTP rules). */
 	readonly config?: CursorSdkUserConfig;
-	/** The trusted project `.pi/cursor-sdk.json` (only the local safety controls read it). */
+	/** The trusted project `.pi/cursor-sdk.json` (the local safety controls and `runtime` read it). */
 	readonly projectConfig?: CursorSdkUserConfig;
 	/** The environment's settings (see `readEnv`); absent means every variable unset. */
 	readonly env?: EffectiveEnv;
@@ -213,6 +213,7 @@ export interface EffectiveSettings {
 	readonly fast: FastResolution;
 	readonly mode: ModeResolution;
 	readonly http: HttpResolution;
+	readonly runtime: RuntimeResolution;
 	/** Text for `ctx.ui.setStatus("cursor", status)`; `undefined` clears it. */
 	readonly status: string | undefined;
 }
@@ -222,9 +223,26 @@ export function isFooterEnabled(env: EffectiveEnv | undefined): boolean {
 	return env?.footer ?? true;
 }
 
-function statusText(input: EffectiveSettingsInput, fast: FastResolution, mode: ModeResolution, http: HttpResolution) {
+/** The runtime rules (src/settings/runtime.ts) over this input. */
+export function resolveRuntimeSetting(input: EffectiveSettingsInput): RuntimeResolution {
+	return resolveRuntime({
+		flag: input.flags?.runtime,
+		session: input.session?.runtime,
+		env: input.env?.runtime,
+		project: input.projectConfig?.runtime,
+		user: input.config?.runtime,
+	});
+}
+
+function statusText(
+	input: EffectiveSettingsInput,
+	fast: FastResolution,
+	mode: ModeResolution,
+	http: HttpResolution,
+	runtimeSetting: RuntimeResolution,
+) {
 	if (input.model === undefined || !input.model.isCursor || !isFooterEnabled(input.env)) return undefined;
-	const runtime: CursorRuntime = input.runtime ?? "local";
+	const runtime = (runtimeSetting.ok ? runtimeSetting : runtimeSetting.fallback).runtime;
 	const parts = [`cursor:${runtime}`];
 	const fastValue = fast.kind === "error" ? fast.fallback : fast;
 	parts.push(runtime === "local" && fastValue.kind === "value" ? `fast:${fastValue.fast ? "on" : "off"}` : "fast:n/a");
@@ -249,15 +267,16 @@ function statusText(input: EffectiveSettingsInput, fast: FastResolution, mode: M
  * shows `fast:n/a`. `undefined` for non-Cursor models or when `PI_CURSOR_FOOTER` is a false word.
  */
 export function formatCursorStatus(input: EffectiveSettingsInput): string | undefined {
-	return statusText(input, resolveFast(input), resolveMode(input), resolveHttp1(input));
+	return statusText(input, resolveFast(input), resolveMode(input), resolveHttp1(input), resolveRuntimeSetting(input));
 }
 
-/** Resolves fast, mode, HTTP/1.1 and status in one call. */
+/** Resolves fast, mode, HTTP/1.1, runtime and status in one call. */
 export function resolveEffectiveSettings(input: EffectiveSettingsInput): EffectiveSettings {
 	const fast = resolveFast(input);
 	const mode = resolveMode(input);
 	const http = resolveHttp1(input);
-	return { fast, mode, http, status: statusText(input, fast, mode, http) };
+	const runtime = resolveRuntimeSetting(input);
+	return { fast, mode, http, runtime, status: statusText(input, fast, mode, http, runtime) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -155,7 +155,14 @@ export const ENV_VARS = {
 		"the SDK's MCP connect/list wait",
 	),
 	askQuestion: flag("PI_CURSOR_ASK_QUESTION", false, "register cursor_ask_question"),
-	// Cursor Cloud (src/cloud/; the cloud runtime is not selectable yet).
+	runtime: entry<string | undefined>({
+		name: "PI_CURSOR_RUNTIME",
+		default: undefined,
+		parse: trimmedText,
+		shown: "local",
+		meaning: "`local` or `cloud`; any other value fails Cursor turns closed",
+	}),
+	// Cursor Cloud (src/cloud/).
 	cloudAck: choice("PI_CURSOR_CLOUD_ACK", "confirm cloud turns without the TUI"),
 	cloudRepo: cloudText("PI_CURSOR_CLOUD_REPO", "HTTPS repository a cloud agent works on"),
 	cloudBranch: cloudText("PI_CURSOR_CLOUD_BRANCH", "the branch a cloud agent starts from"),

@@ -16,7 +16,11 @@
 //   resources); in a folder whose only Pi file is ours, Pi trusts by default either way, so only the process arguments
 //   can tell `--approve` apart there, and they are read for nothing else.
 import { join } from "node:path";
-import { ProjectTrustStore } from "@earendil-works/pi-coding-agent";
+import {
+	type ExtensionContext,
+	hasTrustRequiringProjectResources,
+	ProjectTrustStore,
+} from "@earendil-works/pi-coding-agent";
 import { CURSOR_SDK_CONFIG_FILENAME } from "./config-file.ts";
 
 /** `<cwd>/.pi/cursor-sdk.json`. */
@@ -55,6 +59,19 @@ export interface ProjectTrustFacts {
 	readonly trustEventSeen: boolean;
 	/** Whether the folder has resources Pi guards with its trust flow (so a trusted state is a real decision). */
 	readonly hasProtectedResources: boolean;
+}
+
+/** What Pi shows of the trust of the session's folder at session start (all but the `project_trust` event). */
+export function sessionTrustFacts(
+	ctx: Pick<ExtensionContext, "cwd" | "isProjectTrusted">,
+	agentDir: string,
+): Omit<ProjectTrustFacts, "trustEventSeen"> {
+	return {
+		piTrusted: ctx.isProjectTrusted?.() === true,
+		savedTrust: savedProjectTrust(agentDir, ctx.cwd),
+		cliApprove: approveOverride(process.argv) === true,
+		hasProtectedResources: hasTrustRequiringProjectResources(ctx.cwd),
+	};
 }
 
 /** Whether the project config may be read: an explicit approval, never Pi's no-resources default; never against Pi. */

@@ -7,10 +7,12 @@
 import { Type } from "typebox";
 import { Value } from "typebox/value";
 import { defineOwn } from "./plain-data.ts";
+import { type CursorRuntime, RUNTIMES } from "./runtime.ts";
 
 export const FAST_ENTRY_TYPE = "pi-cursor-sdk:fast";
 export const MODE_ENTRY_TYPE = "pi-cursor-sdk:mode";
 export const HTTP_ENTRY_TYPE = "pi-cursor-sdk:http";
+export const RUNTIME_ENTRY_TYPE = "pi-cursor-sdk:runtime";
 
 export const CURSOR_MODES = ["agent", "plan"] as const;
 /** Cursor SDK conversation mode (`AgentModeOption`). */
@@ -37,17 +39,25 @@ export interface CursorSessionState {
 	readonly mode: CursorMode | undefined;
 	/** Session HTTP/1.1 preference: `undefined` (never set) or `null` (cleared) fall through to env/user config. */
 	readonly useHttp1: boolean | null | undefined;
+	/** Session runtime (`/cursor-runtime`), `undefined` when never set on this branch. */
+	readonly runtime: CursorRuntime | undefined;
 }
 
 /** A custom entry ready for `pi.appendEntry(entry.customType, entry.data)`. */
 export type SessionStateEntry =
 	| { readonly customType: typeof FAST_ENTRY_TYPE; readonly data: FastEntryData }
 	| { readonly customType: typeof MODE_ENTRY_TYPE; readonly data: ModeEntryData }
-	| { readonly customType: typeof HTTP_ENTRY_TYPE; readonly data: HttpEntryData };
+	| { readonly customType: typeof HTTP_ENTRY_TYPE; readonly data: HttpEntryData }
+	| { readonly customType: typeof RUNTIME_ENTRY_TYPE; readonly data: { readonly runtime: CursorRuntime } };
 
 /** Returns the state of a branch with no Cursor entries. */
 export function emptySessionState(): CursorSessionState {
-	return { fast: Object.create(null) as Record<string, boolean>, mode: undefined, useHttp1: undefined };
+	return {
+		fast: Object.create(null) as Record<string, boolean>,
+		mode: undefined,
+		useHttp1: undefined,
+		runtime: undefined,
+	};
 }
 
 /** True for `"agent"` / `"plan"`. */
@@ -70,9 +80,15 @@ export function httpEntry(useHttp1: boolean | null): SessionStateEntry {
 	return { customType: HTTP_ENTRY_TYPE, data: { useHttp1 } };
 }
 
+/** Builds the entry recording the session runtime. */
+export function runtimeEntry(runtime: CursorRuntime): SessionStateEntry {
+	return { customType: RUNTIME_ENTRY_TYPE, data: { runtime } };
+}
+
 const FAST_DATA = Type.Object({ modelKey: Type.String({ minLength: 1 }), fast: Type.Boolean() });
 const MODE_DATA = Type.Object({ mode: Type.Union(CURSOR_MODES.map((mode) => Type.Literal(mode))) });
 const HTTP_DATA = Type.Object({ useHttp1: Type.Union([Type.Boolean(), Type.Null()]) });
+const RUNTIME_DATA = Type.Object({ runtime: Type.Union(RUNTIMES.map((runtime) => Type.Literal(runtime))) });
 /** A custom entry on a session branch (`data` is checked by its type's schema). */
 const CUSTOM_ENTRY = Type.Object({
 	type: Type.Literal("custom"),
@@ -96,6 +112,8 @@ export function applySessionEntry(state: CursorSessionState, customType: string,
 			return Value.Check(MODE_DATA, data) ? { ...state, mode: data.mode } : state;
 		case HTTP_ENTRY_TYPE:
 			return Value.Check(HTTP_DATA, data) ? { ...state, useHttp1: data.useHttp1 } : state;
+		case RUNTIME_ENTRY_TYPE:
+			return Value.Check(RUNTIME_DATA, data) ? { ...state, runtime: data.runtime } : state;
 		default:
 			return state;
 	}

@@ -24,12 +24,13 @@ export interface TurnSetupInput {
 
 const configuration = (message: string): CursorError => ({ kind: "configuration", message });
 
-/** The first invalid `--cursor-*` flag, as a message naming the valid values. */
+/** The first invalid `--cursor-*` flag (or runtime setting), as a message naming the valid values. */
 export function flagError(settings: EffectiveSettingsInput): string | undefined {
 	const fastFlags = parseFastForceFlags(settings.flags);
 	if (!fastFlags.ok) return fastFlags.error;
-	const mode = resolveEffectiveSettings(settings).mode;
-	return mode.ok ? undefined : mode.error;
+	const { mode, runtime } = resolveEffectiveSettings(settings);
+	if (!mode.ok) return mode.error;
+	return runtime.ok ? undefined : runtime.error;
 }
 
 export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError {
@@ -49,8 +50,10 @@ export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError
 	const effective = resolveEffectiveSettings(settings);
 	const fast = effective.fast.kind === "value" ? effective.fast.fast : undefined;
 	const safety = resolveSafety({ ...settings, user: settings.config, project: settings.projectConfig });
+	const runtime = effective.runtime.ok && !input.summary ? effective.runtime.runtime : "local";
 	return {
 		apiKey,
+		runtime,
 		baseModelId: row.meta.baseId,
 		selection: buildModelSelection(row.meta, row.item, input.options?.reasoning, fast),
 		mode: effective.mode.ok ? effective.mode.mode : "agent",

@@ -75,6 +75,11 @@ async function runTurn(
 		translator.fail(setup);
 		return;
 	}
+	if (setup.runtime === "cloud") {
+		if (previous) runtime.keepLive(undefined);
+		await entry.cloud.run(translator, context, options?.signal, setup);
+		return;
+	}
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
 	if (previous && continuing) {
 		previous.answer(context.messages); // bridged calls: Pi's results go back into Cursor's MCP requests

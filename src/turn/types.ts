@@ -6,6 +6,7 @@ import type { BridgeServer } from "../bridge/server.ts";
 import type { CursorPrompt } from "../prompt/transcript.ts";
 import type { AgentDefinition, ModelSelection, SDKAgent } from "../sdk/cursor-sdk.ts";
 import type { SettingSources } from "../settings/env-parse.ts";
+import type { CursorRuntime } from "../settings/runtime.ts";
 import type { CursorMode } from "../settings/session-state.ts";
 import type { SendOutcome, SendStarted } from "./observer.ts";
 import type { TurnTimeouts } from "./watch.ts";
@@ -18,6 +19,8 @@ export type { CursorMode };
  */
 export interface TurnSetup {
 	readonly apiKey: string;
+	/** Where the turn runs: the local agent, or a Cursor Cloud agent (summaries always run locally). */
+	readonly runtime: CursorRuntime;
 	/** Cursor catalog base model: agents are pooled per base model (context and params change per send). */
 	readonly baseModelId: string;
 	readonly selection: ModelSelection;

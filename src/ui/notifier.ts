@@ -23,6 +23,10 @@ export class Notifier {
 		else console.error(message);
 	};
 
+	/** A yes/no question; false without a UI. */
+	readonly confirm = (title: string, message: string): Promise<boolean> =>
+		this.ui ? this.ui.confirm(title, message) : Promise.resolve(false);
+
 	setStatus(key: string, text: string | undefined): void {
 		this.ui?.setStatus(key, text);
 	}

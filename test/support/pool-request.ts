@@ -14,6 +14,7 @@ export function poolRequest(
 	return {
 		setup: {
 			apiKey: "key_a",
+			runtime: "local",
 			baseModelId: "composer-2",
 			selection: { id: "composer-2" },
 			mode: "agent",

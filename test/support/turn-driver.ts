@@ -44,6 +44,7 @@ export async function driveTurn(
 	let live: LiveRun | undefined;
 	const setup: TurnSetup = {
 		apiKey: DRIVER_KEY,
+		runtime: "local",
 		baseModelId: "composer-2",
 		selection: { id: "composer-2" },
 		mode: "agent",
@@ -117,7 +118,8 @@ export async function driveTurn(
 		}),
 	};
 	const context = { messages: [{ role: "user", content: "hello", timestamp: 1 }] } as unknown as TranscriptContext;
-	const entry: TurnEntry = { runtime, isSummary: () => false, setup: () => setup };
+	const cloud = { run: () => Promise.reject(new Error("the turn driver runs local turns only")) };
+	const entry: TurnEntry = { runtime, cloud, isSummary: () => false, setup: () => setup };
 	const stream = streamCursorTurn(entry, cursorModel, context, { apiKey: DRIVER_KEY });
 	const events: AssistantMessageEvent[] = [];
 	for await (const event of stream) events.push(event);

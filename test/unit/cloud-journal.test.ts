@@ -135,8 +135,10 @@ describe("what the records add up to", () => {
 	});
 
 	test("a turn continues the branch's latest agent whose first send reached Cursor", () => {
-		expect(resumableAgent(records, "b1")).toBe(A); // B never got a run
-		expect(resumableAgent(records, "other")).toBeUndefined();
+		expect(resumableAgent(records, [A, B])).toBe(A); // B never got a run
+		expect(resumableAgent(records, [B, A])).toBe(A);
+		expect(resumableAgent(records, [B])).toBeUndefined();
+		expect(resumableAgent(records, [])).toBeUndefined(); // another branch: a new agent
 	});
 
 	test("archive/delete: an intent without an outcome is unresolved; a done delete or archive ends resuming", () => {
@@ -149,19 +151,19 @@ describe("what the records add up to", () => {
 		});
 		const pending = [...records, intent(9, "archive", "i1")];
 		expect(recordedAgents(pending)[0]?.unresolved).toMatchObject([{ type: "intent", op: "archive", intentId: "i1" }]);
-		expect(resumableAgent(pending, "b1")).toBeUndefined();
+		expect(resumableAgent(pending, [A])).toBeUndefined();
 		const rejected: CloudRecord[] = [
 			...pending,
 			{ ...at(10), type: "mutation", op: "archive", agentId: A, intentId: "i1", outcome: "rejected", error: "no" },
 		];
 		expect(recordedAgents(rejected)[0]).toMatchObject({ unresolved: [], archived: false });
-		expect(resumableAgent(rejected, "b1")).toBe(A);
+		expect(resumableAgent(rejected, [A])).toBe(A);
 		const deleted: CloudRecord[] = [
 			...rejected,
 			intent(11, "delete", "i2"),
 			{ ...at(12), type: "mutation", op: "delete", agentId: A, intentId: "i2", outcome: "done" },
 		];
 		expect(recordedAgents(deleted)[0]).toMatchObject({ unresolved: [], deleted: true });
-		expect(resumableAgent(deleted, "b1")).toBeUndefined();
+		expect(resumableAgent(deleted, [A])).toBeUndefined();
 	});
 });

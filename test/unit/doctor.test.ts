@@ -47,6 +47,7 @@ function sources(dir: string, overrides: Partial<DoctorSources> = {}): DoctorSou
 		settingSources: { ok: true, sources: ["all"], isDefault: true },
 		storeRoot: () => ({ ok: true, path: join(dir, "state"), label: "the SDK's default state root" }),
 		bridge: { status: "ok", detail: "1 Pi tool(s) bridged as pi__<name>" },
+		runtime: { status: "ok", detail: "local (the default)" },
 		lastError: undefined,
 		now: Date.parse("2026-11-02T10:00:00Z"),
 		natives: located,

@@ -343,15 +343,15 @@ describe("status text", () => {
 		["cursor:local · fast:on · plan", { model: composer, session: { mode: "plan" } }, "cursor:local · fast:on · plan"],
 		[
 			"cursor:cloud · fast:n/a · plan",
-			{ model: composer, runtime: "cloud", session: { mode: "plan" } },
+			{ model: composer, flags: { runtime: "cloud" }, session: { mode: "plan" } },
 			"cursor:cloud · fast:n/a · plan",
 		],
 		// Footer Behavior examples
 		["cursor:local · fast:n/a", { model: gemini }, "cursor:local · fast:n/a"],
-		["cursor:cloud · fast:n/a (fast-capable model)", { model: composer, runtime: "cloud" }, "cursor:cloud · fast:n/a"],
+		["cursor:cloud · fast:n/a (fast-capable model)", { model: composer, flags: { runtime: "cloud" } }, "cursor:cloud · fast:n/a"],
 		[
 			"http1 only for enabled local runtime (cloud)",
-			{ model: gpt55, runtime: "cloud", session: { useHttp1: true } },
+			{ model: gpt55, flags: { runtime: "cloud" }, session: { useHttp1: true } },
 			"cursor:cloud · fast:n/a",
 		],
 		["explicit HTTP/2 shows no marker", { model: gpt55, session: { useHttp1: false } }, "cursor:local · fast:off"],
@@ -433,6 +433,7 @@ describe("status text", () => {
 			fast: { kind: "value", fast: true, source: "catalog" },
 			mode: { ok: true, mode: "plan", source: "flag" },
 			http: { useHttp1: true, source: "env" },
+			runtime: { ok: true, runtime: "local", source: "default" },
 			status: "cursor:local · fast:on · http1 · plan",
 		});
 	});

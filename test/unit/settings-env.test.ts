@@ -129,6 +129,7 @@ describe("readEnv", () => {
 			useHttp1: undefined,
 			footer: true,
 			taskPresentation: "subagent",
+			runtime: undefined,
 			cloudAck: undefined,
 			cloudRepo: undefined,
 			cloudBranch: undefined,

@@ -71,6 +71,6 @@ describe("footer", () => {
 
 	test("nothing extra when off; cloud never shows them", () => {
 		expect(formatCursorStatus({ model })).toBe("cursor:local · fast:n/a");
-		expect(formatCursorStatus({ model, runtime: "cloud", flags: { sandbox: true } })).toBe("cursor:cloud · fast:n/a");
+		expect(formatCursorStatus({ model, flags: { sandbox: true, runtime: "cloud" } })).toBe("cursor:cloud · fast:n/a");
 	});
 });

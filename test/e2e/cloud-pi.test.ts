@@ -1,0 +1,326 @@
+// Cursor Cloud as a user runs it: the real `pi` CLI on the built bundle, the real @cursor/sdk against the cloud fake
+// (REST + SSE). Choosing the runtime, the confirmation, the target, a turn, follow-ups on the same agent (RPC and a
+// restart with `-c`), abort, a cut stream, 401/409, /cursor-cloud list|archive|delete, the journal, and no key or
+// repository token anywhere.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
+import { runPi, type TempHome } from "../support/pi.ts";
+import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import { type RpcPi, startRpcPi } from "../support/rpc.ts";
+
+const TIMEOUT_MS = 120_000;
+const REPO = "https://github.com/acme/app";
+const MODEL = "cursor/composer-2.5";
+const PR = { repoUrl: REPO, branch: "cursor/fix-login", prUrl: `${REPO}/pull/7` };
+
+const SCENARIOS: Record<string, Scenario> = {
+	"[[answer]]": {
+		steps: [
+			{ thinking: "Reading the code." },
+			{ text: "Fixed " },
+			{ text: "the login." },
+			{ turnEnded: { inputTokens: 120, outputTokens: 9, cacheReadTokens: 100, cacheWriteTokens: 4 } },
+		],
+		result: { git: { branches: [PR] } },
+	},
+	"[[hang]]": { steps: [{ text: "Working on it" }, { hang: true }] },
+	"[[cut]]": {
+		steps: [{ thinking: "Hm." }, { text: "one " }, { delay: 1500 }, { text: "two " }, { text: "three" }],
+		cutAfter: 4,
+	},
+};
+
+const cloud = cloudFakeForFile(SCENARIOS);
+const homes = new HomeRegistry();
+
+/** The flags of a confirmed cloud turn on REPO. */
+const CLOUD_ARGS = ["--model", MODEL, "--cursor-runtime", "cloud", "--cursor-cloud-ack", "--cursor-cloud-repo", REPO];
+
+function cloudEnv(fake: CloudFake, extra: Record<string, string | undefined> = {}) {
+	return { CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY, ...extra };
+}
+
+/** Sends a prompt and waits for the end of its agent run. */
+async function promptAndSettle(rpc: RpcPi, message: string) {
+	const from = rpc.mark();
+	await rpc.prompt(message);
+	return rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+}
+
+/** Requests that reach Cursor's cloud API (the key exchange and Connect RPCs aside). */
+const apiRequests = (log: RequestLogEntry[]) => log.filter((r) => r.path.startsWith("/v1/agents"));
+
+function journalOf(home: TempHome): Record<string, unknown>[] {
+	const files = sessionFiles(home).filter((f) => f.includes("cursor-cloud-"));
+	expect(files).toHaveLength(1);
+	const path = files[0] as string;
+	expect(statSync(path).mode & 0o777).toBe(0o600);
+	return readFileSync(path, "utf8")
+		.trimEnd()
+		.split("\n")
+		.map((line) => JSON.parse(line));
+}
+
+function sessionFiles(home: TempHome): string[] {
+	const root = join(home.agentDir, "sessions");
+	const out: string[] = [];
+	const walk = (dir: string) => {
+		for (const entry of readdirSync(dir, { withFileTypes: true })) {
+			const path = join(dir, entry.name);
+			if (entry.isDirectory()) walk(path);
+			else out.push(path);
+		}
+	};
+	walk(root);
+	return out;
+}
+
+/** Every file of the home (sessions, config, journals) and the output hold neither the key nor `extra`. */
+function expectNoSecrets(home: TempHome, output: string, extra: string[] = []): void {
+	expect(leakedSecrets(output, extra)).toEqual([]);
+	for (const file of sessionFiles(home)) expect(leakedSecrets(readFileSync(file, "utf8"), extra)).toEqual([]);
+}
+
+describe("a cloud turn in print mode", () => {
+	test(
+		"streams the answer and the branch; one POST /v1/agents with the repository, model and prompt; the journal records it",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const result = await runPi([...CLOUD_ARGS, "-p", "Fix the login [[answer]]"], { home, env: cloudEnv(fake) });
+			withOutput(result, () => {
+				expect(result.code).toBe(0);
+				expect(result.stdout).toContain("Fixed the login.");
+				expect(result.stdout).toContain(PR.branch);
+				expect(result.stdout).toContain(PR.prUrl);
+			});
+			const api = apiRequests(await fake.requests());
+			const creates = api.filter((r) => r.method === "POST" && r.path === "/v1/agents");
+			expect(creates).toHaveLength(1);
+			const body = JSON.stringify(creates[0]?.body);
+			expect(body).toContain(REPO);
+			expect(body).toContain("composer-2.5");
+			expect(body).toContain("Fix the login [[answer]]");
+			const agentId = (creates[0]?.body as { agentId?: string }).agentId as string;
+			expect(agentId).toMatch(/^bc-/);
+			const journal = journalOf(home);
+			expect(journal.map((r) => r.type)).toEqual(["agent", "run", "result"]);
+			expect(journal[0]).toMatchObject({ agentId, model: "composer-2.5", repo: REPO });
+			expect(journal[2]).toMatchObject({ agentId, status: "finished", git: [PR] });
+			expectNoSecrets(home, result.stdout + result.stderr);
+		},
+		TIMEOUT_MS,
+	);
+
+	const BAD_URLS = [
+		["http:", "http://github.com/acme/app"],
+		["SSH", "git@github.com:acme/app.git"],
+		["userinfo", "https://x-access-token:ghp_secretToken123@github.com/acme/app"],
+		["query", "https://github.com/acme/app?token=ghp_secretToken123"],
+		["fragment", "https://github.com/acme/app#ghp_secretToken123"],
+	] as const;
+	for (const [kind, url] of BAD_URLS) {
+		test(
+			`a repository URL with ${kind} fails before any request and is never repeated`,
+			async () => {
+				const { fake } = cloud;
+				const home = homes.create(NO_RETRY);
+				const args = [...CLOUD_ARGS.slice(0, -1), url, "-p", "hello [[answer]]"];
+				const result = await runPi(args, { home, env: cloudEnv(fake) });
+				withOutput(result, () => {
+					expect(result.code).not.toBe(0);
+					expect(result.stdout + result.stderr).toContain("--cursor-cloud-repo");
+					expect(result.stdout + result.stderr).not.toContain(url);
+					expect(result.stdout + result.stderr).not.toContain("ghp_secretToken123");
+				});
+				expect(apiRequests(await fake.requests())).toEqual([]);
+				expectNoSecrets(home, result.stdout + result.stderr, ["ghp_secretToken123"]);
+			},
+			TIMEOUT_MS,
+		);
+	}
+
+	test(
+		"without confirmation, or with --no-session, nothing is sent and the message says what to do",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const unconfirmed = CLOUD_ARGS.filter((arg) => arg !== "--cursor-cloud-ack");
+			const noAck = await runPi([...unconfirmed, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+			withOutput(noAck, () => {
+				expect(noAck.code).not.toBe(0);
+				expect(noAck.stdout + noAck.stderr).toContain("--cursor-cloud-ack");
+				expect(noAck.stdout + noAck.stderr).toContain("PI_CURSOR_CLOUD_ACK=1");
+			});
+			const noSession = await runPi([...CLOUD_ARGS, "--no-session", "-p", "hello [[answer]]"], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(noSession, () => {
+				expect(noSession.code).not.toBe(0);
+				expect(noSession.stdout + noSession.stderr).toContain("--no-session");
+			});
+			const envAck = await runPi([...unconfirmed, "-p", "hello [[answer]]"], {
+				home,
+				env: cloudEnv(fake, { PI_CURSOR_CLOUD_ACK: "1", PI_CURSOR_RUNTIME: "bogus" }),
+			});
+			withOutput(envAck, () => {
+				// The flag beats the environment's runtime, so the bogus PI_CURSOR_RUNTIME is not consulted.
+				expect(envAck.code).toBe(0);
+			});
+			const badRuntime = await runPi(["--model", MODEL, "--cursor-runtime", "remote", "-p", "hello [[answer]]"], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(badRuntime, () => {
+				expect(badRuntime.code).not.toBe(0);
+				expect(badRuntime.stdout + badRuntime.stderr).toContain("Valid values: local, cloud.");
+			});
+			expect(apiRequests(await fake.requests()).filter((r) => r.method === "POST")).toHaveLength(1);
+		},
+		TIMEOUT_MS,
+	);
+});
+
+describe("a cloud session", () => {
+	test(
+		"RPC: the second prompt adds a run to the same agent, the footer says cursor:cloud · fast:n/a; after a restart with -c a third prompt does too; /cursor-cloud manages only recorded agents",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(fake) });
+			try {
+				await rpc.ready();
+				expect(rpc.status()).toBe("cursor:cloud · fast:n/a");
+				await promptAndSettle(rpc, "First [[answer]]");
+				await promptAndSettle(rpc, "Second [[answer]]");
+			} finally {
+				await rpc.close();
+			}
+			const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
+			expect(api.map((r) => r.path.replace(/bc-[\w-]+/, "<id>"))).toEqual(["/v1/agents", "/v1/agents/<id>/runs"]);
+			const agentId = (api[0]?.body as { agentId?: string }).agentId as string;
+			expect(agentId).toMatch(/^bc-/);
+			expect(api[1]?.agentId).toBe(agentId);
+
+			const third = await runPi([...CLOUD_ARGS, "-c", "-p", "Third [[answer]]"], { home, env: cloudEnv(fake) });
+			withOutput(third, () => expect(third.code).toBe(0));
+			const afterRestart = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
+			expect(afterRestart.at(-1)).toMatchObject({ path: `/v1/agents/${agentId}/runs`, agentId });
+
+			const list = await runPi([...CLOUD_ARGS, "-c", "-p", "/cursor-cloud list"], { home, env: cloudEnv(fake) });
+			withOutput(list, () => {
+				expect(list.code).toBe(0);
+				expect(list.stdout + list.stderr).toContain(agentId);
+				expect(list.stdout + list.stderr).toContain(PR.prUrl);
+			});
+			const stranger = "bc-00000000-0000-4000-8000-000000000000";
+			const refused = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${stranger}`], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(refused, () =>
+				expect(refused.stdout + refused.stderr).toContain("was not created in this Pi session"),
+			);
+			const archive = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${agentId}`], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(archive, () => expect(archive.stdout + archive.stderr).toContain(`${agentId} archived.`));
+			const unconfirmed = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId}`], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(unconfirmed, () => expect(unconfirmed.stdout + unconfirmed.stderr).toContain("--yes"));
+			const del = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId} --yes`], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(del, () => expect(del.stdout + del.stderr).toContain(`${agentId} deleted.`));
+			const mutations = apiRequests(await fake.requests()).filter((r) => r.method !== "GET" && r.agentId !== undefined);
+			expect(mutations.map((r) => `${r.method} ${r.path}`).filter((p) => !p.includes("/runs"))).toEqual([
+				`POST /v1/agents/${agentId}/archive`,
+				`DELETE /v1/agents/${agentId}`,
+			]);
+			expect((await fake.requests()).some((r) => r.path.includes(stranger))).toBe(false);
+			const journal = journalOf(home);
+			const ops = journal.filter((r) => r.type === "intent" || r.type === "mutation");
+			expect(ops).toMatchObject([
+				{ type: "intent", op: "archive", agentId },
+				{ type: "mutation", op: "archive", agentId, outcome: "done" },
+				{ type: "intent", op: "delete", agentId },
+				{ type: "mutation", op: "delete", agentId, outcome: "done" },
+			]);
+			expectNoSecrets(home, list.stdout + list.stderr);
+		},
+		TIMEOUT_MS,
+	);
+});
+
+describe("faults", () => {
+	test(
+		"abort mid-stream: the fake gets the cancel within a second and the turn ends aborted",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(fake) });
+			try {
+				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
+				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
+				const abortedAt = Date.now();
+				rpc.write({ type: "abort" });
+				const log = await fake.waitForRequests((l) => l.some((r) => r.path.endsWith("/cancel")), 5_000);
+				const cancel = log.find((r) => r.path.endsWith("/cancel"));
+				expect((cancel?.at ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(1_000);
+				const end = await rpc.waitFor((r) => r.type === "agent_end");
+				expect(JSON.stringify(end)).toContain('"stopReason":"aborted"');
+			} finally {
+				await rpc.close();
+			}
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"a stream cut after a few events: the answer is complete and no text appears twice",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const result = await runPi([...CLOUD_ARGS, "--mode", "json", "Count [[cut]]"], { home, env: cloudEnv(fake) });
+			withOutput(result, () => expect(result.code).toBe(0));
+			const end = jsonLines(result.stdout).find((r) => r.type === "agent_end");
+			const text = JSON.stringify(end?.messages?.at(-1)?.content);
+			expect(text).toContain("one two three");
+			expect(text.split("one ").length).toBe(2);
+			const streams = (await fake.requests()).filter((r) => r.path.endsWith("/stream"));
+			expect(streams.length).toBeGreaterThanOrEqual(2);
+			expect(streams.at(-1)?.lastEventId).toBeDefined();
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"401 and 409 end the turn with Cursor's reason, classified like local errors",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			await fake.setFaults({ create: { status: 401, code: "unauthorized", message: "bad key", times: 1 } });
+			const rejected = await runPi([...CLOUD_ARGS, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+			withOutput(rejected, () => {
+				expect(rejected.code).not.toBe(0);
+				expect(rejected.stdout + rejected.stderr).toMatch(/API key/i);
+			});
+			const first = await runPi([...CLOUD_ARGS, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+			withOutput(first, () => expect(first.code).toBe(0));
+			await fake.setFaults({ followup: { status: 409, code: "agent_busy", message: "Agent is busy", times: 1 } });
+			const busy = await runPi([...CLOUD_ARGS, "-c", "-p", "again [[answer]]"], { home, env: cloudEnv(fake) });
+			withOutput(busy, () => {
+				expect(busy.code).not.toBe(0);
+				expect(busy.stdout + busy.stderr).toMatch(/busy/i);
+			});
+		},
+		TIMEOUT_MS,
+	);
+});
