@@ -103,7 +103,7 @@ describe("a cloud turn in print mode", () => {
 			expect(body).toContain(REPO);
 			expect(body).toContain("composer-2.5");
 			expect(body).toContain("Fix the login [[answer]]");
-			const agentId = (creates[0]?.body as { agentId?: string }).agentId as string;
+			const agentId = (creates[0]?.body as { agentId?: string } | undefined)?.agentId as string;
 			expect(agentId).toMatch(/^bc-/);
 			const journal = journalOf(home);
 			expect(journal.map((r) => r.type)).toEqual(["agent", "run", "result"]);
@@ -201,7 +201,7 @@ describe("a cloud session", () => {
 			}
 			const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
 			expect(api.map((r) => r.path.replace(/bc-[\w-]+/, "<id>"))).toEqual(["/v1/agents", "/v1/agents/<id>/runs"]);
-			const agentId = (api[0]?.body as { agentId?: string }).agentId as string;
+			const agentId = (api[0]?.body as { agentId?: string } | undefined)?.agentId as string;
 			expect(agentId).toMatch(/^bc-/);
 			expect(api[1]?.agentId).toBe(agentId);
 
