@@ -348,7 +348,11 @@ describe("status text", () => {
 		],
 		// Footer Behavior examples
 		["cursor:local · fast:n/a", { model: gemini }, "cursor:local · fast:n/a"],
-		["cursor:cloud · fast:n/a (fast-capable model)", { model: composer, flags: { runtime: "cloud" } }, "cursor:cloud · fast:n/a"],
+		[
+			"cursor:cloud · fast:n/a (fast-capable model)",
+			{ model: composer, flags: { runtime: "cloud" } },
+			"cursor:cloud · fast:n/a",
+		],
 		[
 			"http1 only for enabled local runtime (cloud)",
 			{ model: gpt55, flags: { runtime: "cloud" }, session: { useHttp1: true } },
