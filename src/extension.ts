@@ -116,6 +116,8 @@ export class CursorExtension {
 			confirm: this.notifier.confirm,
 			notify: this.notify,
 			appendEntry,
+			pool: this.pool,
+			replay: this.replay,
 		});
 		this.entry = new SessionTurnEntry({
 			catalog: this.catalog,

@@ -1,33 +1,7 @@
-// How a cloud run's outcome reads in Pi: send and run failures classified like local ones, and the branch and pull
-// request the run reports. Pure.
+// What a finished cloud run reports about its work: the branch and pull request, as shown after the answer and as
+// recorded in the journal. Pure.
 import type { RunResult } from "../sdk/cursor-sdk.ts";
-import { type CursorError, classifyCursorError } from "../sdk/errors.ts";
 import type { GitRef } from "./records.ts";
-
-/** A busy agent (`409 agent_busy`) is not a transient fault: Pi's automatic retry should not hammer it. */
-export function sendFailure(error: unknown, secrets: readonly string[]): CursorError {
-	if ((error as { name?: unknown })?.name === "AgentBusyError") {
-		return {
-			kind: "backend",
-			message:
-				"This Cursor Cloud agent is still busy with an earlier run. Wait for it to finish (or stop it in the Cursor dashboard at https://cursor.com/agents), then retry.",
-		};
-	}
-	return classifyCursorError(error, secrets);
-}
-
-/**
- * A run's error as the SDK reports it (`{message, code?}`, the `[code]` prefix taken off) → an error the shared
- * classification understands (the cloud API says `unauthorized` where the local transport says `unauthenticated`).
- */
-export function runError(error: RunResult["error"]): Error {
-	const code = error?.code;
-	const message = error?.message ?? "Cursor Cloud run failed";
-	const out = new Error(code ? `[${code}] ${message}` : message);
-	if (code === "unauthorized" || code === "unauthenticated") out.name = "AuthenticationError";
-	if (code === "rate_limited" || code === "resource_exhausted") out.name = "RateLimitError";
-	return out;
-}
 
 /** The branch / pull request lines shown after the answer (control characters out, bounded). */
 export function gitSummary(git: RunResult["git"]): string | undefined {

@@ -1,26 +1,33 @@
-// The cloud runtime: runs a resolved turn on a Cursor Cloud agent (src/cloud/run.ts). Before anything is sent it
-// checks, in order: a saved Pi session (the journal lives beside it), the cloud settings, the user's confirmation,
-// the target repository and the workspace's git state. The Pi session branch remembers its agent in a custom entry,
-// so follow-ups, `-c` and `/resume` continue it; the session's cloud journal says whether it can still be resumed.
+// The cloud runtime: runs a resolved turn on a Cursor Cloud agent, through the same live run and provider turn as
+// local turns (so Cursor's cloud tool calls show as display-only Pi tool cards). Before anything is sent it checks, in
+// order: a saved Pi session (the journal lives beside it), the cloud settings, the user's confirmation, the target
+// repository and the workspace's git state. The Pi session branch remembers its agent in a custom entry, so
+// follow-ups, `-c` and `/resume` continue it; the session's cloud journal says whether it can still be resumed, and
+// records the agent before the first send, each run as soon as it exists, and each result.
 import { dirname } from "node:path";
-import type { TranscriptContext } from "@earendil-works/pi-ai";
+import type { Message, TranscriptContext } from "@earendil-works/pi-ai";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { CLOUD_ACK_DECLINED, CLOUD_ACK_NEEDED, cloudAcknowledger, setCloudAcknowledged } from "../cloud/ack.ts";
 import { resolveCloudTarget } from "../cloud/git.ts";
-import { CloudJournal, type CloudRecorder, cloudJournalPath } from "../cloud/journal.ts";
+import { CloudJournal, cloudJournalPath } from "../cloud/journal.ts";
 import { type CloudFlagsInput, type CloudSettings, cloudAgentOptions, resolveCloudSettings } from "../cloud/options.ts";
 import { cloudPrompt } from "../cloud/prompt.ts";
-import { resumableAgent } from "../cloud/records.ts";
-import { type CloudTurn, followCloudTurn } from "../cloud/run.ts";
-import type { CloudSdk } from "../sdk/cursor-sdk.ts";
-import type { CursorError } from "../sdk/errors.ts";
+import { type CloudRunOutcome, resumableAgent } from "../cloud/records.ts";
+import { gitRefs, gitSummary } from "../cloud/run-outcome.ts";
+import type { CursorReplay } from "../replay/replay.ts";
+import type { CloudSdk, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
+import { type CursorError, scrubText } from "../sdk/errors.ts";
+import type { SessionAgentPool } from "../session/pool.ts";
 import type { CursorSdkConfigFile } from "../settings/config-file.ts";
 import type { EnvRecord } from "../settings/env.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
-import type { TurnTranslator } from "../turn/translate.ts";
-import type { TurnSetup } from "../turn/types.ts";
-import { ABORTED, type TurnFailure } from "../turn/watch.ts";
+import type { LiveRun } from "../turn/live-run.ts";
+import type { SendOutcome } from "../turn/observer.ts";
+import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
+import type { AgentLease, TurnSetup } from "../turn/types.ts";
+import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import type { Notify } from "../ui/types.ts";
+import type { TurnRuntime } from "./types.ts";
 
 /** The custom entry that ties a cloud agent to the Pi session branch it was created on. */
 export const CLOUD_AGENT_ENTRY = "pi-cursor-sdk:cloud-agent";
@@ -48,6 +55,9 @@ export interface CloudRuntimeDeps {
 	readonly confirm: (title: string, message: string) => Promise<boolean>;
 	readonly notify: Notify;
 	readonly appendEntry: (customType: string, data: unknown) => void;
+	/** The session's one live run (a cloud run is kept between provider turns like a local one). */
+	readonly pool: Pick<SessionAgentPool, "liveRun" | "keepLive" | "dropLive">;
+	readonly replay: CursorReplay;
 }
 
 const configuration = (message: string): CursorError => ({ kind: "configuration", message });
@@ -66,9 +76,11 @@ export function branchAgents(branch: readonly unknown[]): string[] {
 	return ids;
 }
 
-export class CloudRuntime {
+export class CloudRuntime implements TurnRuntime {
 	/** Asks once in the TUI and remembers the answer. */
 	private readonly acknowledge: () => Promise<boolean>;
+	/** Cloud sends stay out of the local usage accounting (Cloud usage is not context occupancy). */
+	readonly observer = undefined;
 
 	constructor(private readonly deps: CloudRuntimeDeps) {
 		this.acknowledge = cloudAcknowledger({
@@ -89,6 +101,80 @@ export class CloudRuntime {
 		return manager && sessionFile
 			? new CloudJournal(cloudJournalPath(dirname(sessionFile), manager.getSessionId()))
 			: undefined;
+	}
+
+	liveRun(summary: boolean): LiveRun | undefined {
+		return summary ? undefined : this.deps.pool.liveRun;
+	}
+
+	keepLive(run: LiveRun | undefined): void {
+		this.deps.pool.keepLive(run);
+	}
+
+	dropLive(run: LiveRun): void {
+		this.deps.pool.dropLive(run);
+	}
+
+	toolDisplay(context: TranscriptContext, setup: TurnSetup): ToolDisplay {
+		return {
+			replay: this.deps.replay,
+			print: this.deps.session().mode === "print",
+			declared: declaredTools(context.messages),
+			// Paths are on Cursor's machine: shown as Cursor reports them.
+			context: { cwd: "", secrets: [setup.apiKey] },
+			trace: (line) => process.stderr.write(`${line}\n`),
+		};
+	}
+
+	/**
+	 * Checks everything a cloud turn needs, then creates the agent (no request) or resumes the branch's agent, and
+	 * records a new one in the journal and on the branch before anything is sent.
+	 */
+	async acquire(setup: TurnSetup, messages: readonly Message[], watch: TurnWatch): Promise<AgentLease> {
+		const session = this.deps.session();
+		const checked = this.settings();
+		if ("kind" in checked) throw new TurnEnded(checked);
+		const { settings, journal } = checked;
+		if (!settings.acknowledged) {
+			if (session.mode !== "tui") throw new TurnEnded(configuration(CLOUD_ACK_NEEDED));
+			if (!(await watch.race(this.acknowledge()))) throw new TurnEnded(configuration(CLOUD_ACK_DECLINED));
+		}
+		const target = await watch.race(resolveCloudTarget(settings, session.cwd));
+		if (!target.ok) throw new TurnEnded(configuration(target.message));
+		const options = cloudAgentOptions(settings, target.repoUrl);
+		if (!options.ok) throw new TurnEnded(configuration(options.message));
+		const read = journal.read();
+		if (read.error)
+			throw new TurnEnded(configuration(`The cloud journal of this session cannot be read (${read.error}).`));
+		const resumed = resumableAgent(read.records, branchAgents(session.manager?.getBranch() ?? []));
+		const agentSetup = {
+			apiKey: setup.apiKey,
+			cloud: options.cloud,
+			...(setup.subagents.agents ? { agents: setup.subagents.agents } : {}),
+			mode: setup.mode,
+		};
+		const agent = await watch.race(
+			resumed ? this.deps.sdk.resumeAgent(resumed, agentSetup) : this.deps.sdk.createAgent(agentSetup),
+			(late) => late.close(),
+		);
+		const recorded = new CloudRecords(journal, agent, [setup.apiKey]);
+		if (!resumed) {
+			try {
+				recorded.newAgent(setup.selection.id, options.cloud.repos?.[0]);
+			} catch (error) {
+				agent.close();
+				throw new TurnEnded(recorded.failure(error, "nothing was sent"));
+			}
+			this.deps.appendEntry(CLOUD_AGENT_ENTRY, { agentId: agent.agentId });
+		}
+		return {
+			agent,
+			prompt: cloudPrompt(messages, settings.context, resumed !== undefined),
+			kind: resumed ? "incremental" : "bootstrap",
+			runStarted: (runId) => recorded.run(runId),
+			finished: (result) => recorded.finished(result),
+			release: (outcome) => recorded.release(outcome),
+		};
 	}
 
 	/** The session's journal and the cloud settings, or why a cloud turn cannot run here. */
@@ -116,66 +202,72 @@ export class CloudRuntime {
 		}
 		return { status: "ok", detail };
 	}
+}
 
-	/** Runs `setup` as a cloud turn into `translator`; every refusal happens before any request. */
-	async run(
-		translator: TurnTranslator,
-		context: TranscriptContext,
-		signal: AbortSignal | undefined,
-		setup: TurnSetup,
-	): Promise<void> {
-		const prepared = await this.prepare(context, signal, setup);
-		if ("kind" in prepared) {
-			translator.fail(signal?.aborted ? ABORTED : prepared);
-			return;
-		}
-		await followCloudTurn(translator, prepared.turn, {
-			sdk: this.deps.sdk,
-			journal: prepared.journal,
-			trace: (line) => process.stderr.write(`${line}\n`),
+/** What one send on a cloud agent writes to the session's journal (durably: a failed write throws). */
+class CloudRecords {
+	private runId: string | null = null;
+	private resulted = false;
+
+	constructor(
+		private readonly journal: CloudJournal,
+		private readonly agent: SDKAgent,
+		private readonly secrets: string[],
+	) {}
+
+	/** A new agent, before its first send. */
+	newAgent(model: string, repo: { url: string; startingRef?: string } | undefined): void {
+		this.journal.record({
+			type: "agent",
+			agentId: this.agent.agentId,
+			model,
+			repo: repo?.url ?? null,
+			...(repo?.startingRef ? { startingRef: repo.startingRef } : {}),
 		});
 	}
 
-	private async prepare(
-		context: TranscriptContext,
-		signal: AbortSignal | undefined,
-		setup: TurnSetup,
-	): Promise<{ turn: CloudTurn; journal: CloudRecorder } | TurnFailure> {
-		const session = this.deps.session();
-		const checked = this.settings();
-		if ("kind" in checked) return checked;
-		const { settings, journal } = checked;
-		if (!settings.acknowledged) {
-			if (session.mode !== "tui") return configuration(CLOUD_ACK_NEEDED);
-			if (!(await this.acknowledge())) return configuration(CLOUD_ACK_DECLINED);
+	/** The send returned its run: recorded before anything else happens to it. */
+	run(runId: string): void {
+		this.runId = runId;
+		try {
+			this.journal.record({ type: "run", agentId: this.agent.agentId, runId });
+		} catch (error) {
+			throw new TurnEnded(this.failure(error, "the run was cancelled"));
 		}
-		if (signal?.aborted) return ABORTED;
-		const target = await resolveCloudTarget(settings, session.cwd);
-		if (!target.ok) return configuration(target.message);
-		const options = cloudAgentOptions(settings, target.repoUrl);
-		if (!options.ok) return configuration(options.message);
-		const read = journal.read();
-		if (read.error) return configuration(`The cloud journal of this session cannot be read (${read.error}).`);
-		const agentId = resumableAgent(read.records, branchAgents(session.manager?.getBranch() ?? []));
-		const prompt = cloudPrompt(context.messages, settings.context, agentId !== undefined);
-		const turn: CloudTurn = {
-			apiKey: setup.apiKey,
-			selection: setup.selection,
-			mode: setup.mode,
-			prompt,
-			cloud: options.cloud,
-			...(setup.subagents.agents ? { agents: setup.subagents.agents } : {}),
-			...(agentId ? { agentId } : {}),
-			signal,
-			print: session.mode === "print",
-		};
-		const recorder: CloudRecorder = {
-			record: (entry) => {
-				journal.record(entry);
-				// The journal holds the agent durably; the branch entry makes later turns of this branch continue it.
-				if (entry.type === "agent") this.deps.appendEntry(CLOUD_AGENT_ENTRY, { agentId: entry.agentId });
-			},
-		};
-		return { turn, journal: recorder };
+	}
+
+	/** The run finished: its result and git references; the branch / pull request lines follow the answer. */
+	finished(result: RunResult): string | undefined {
+		this.result("finished", result.git);
+		return gitSummary(result.git);
+	}
+
+	/** The send is over (after `finished` for a finished run): its outcome, and the agent's streams closed. */
+	release(outcome: SendOutcome): void {
+		if (!this.resulted) this.result(outcome === "finished" ? "finished" : outcome);
+		this.agent.close();
+	}
+
+	private result(status: CloudRunOutcome, git?: RunResult["git"]): void {
+		this.resulted = true;
+		const refs = gitRefs(git);
+		try {
+			this.journal.record({
+				type: "result",
+				agentId: this.agent.agentId,
+				runId: this.runId,
+				status,
+				...(refs ? { git: refs } : {}),
+			});
+		} catch {
+			// The run id is already recorded; a missing result only leaves /cursor-cloud list less precise.
+		}
+	}
+
+	failure(error: unknown, consequence: string): CursorError {
+		const reason = scrubText(error instanceof Error ? error.message : String(error), this.secrets);
+		return configuration(
+			`Could not record the Cursor Cloud agent in this session's cloud journal (${reason}); ${consequence}. Check that the session directory is writable.`,
+		);
 	}
 }

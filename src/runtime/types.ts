@@ -6,7 +6,6 @@ import type { CursorError } from "../sdk/errors.ts";
 import type { LiveRun } from "../turn/live-run.ts";
 import type { TurnObserver } from "../turn/observer.ts";
 import type { ToolDisplay } from "../turn/tools.ts";
-import type { TurnTranslator } from "../turn/translate.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import type { TurnWatch } from "../turn/watch.ts";
 
@@ -36,17 +35,6 @@ export interface TurnEntry {
 	setup(model: Model<string>, options: SimpleStreamOptions | undefined, continuing: boolean): TurnSetup | CursorError;
 	/** Runs local turns (and compaction and tree summaries, whatever the runtime). */
 	readonly runtime: TurnRuntime;
-	/** Runs cloud turns (src/runtime/cloud.ts). */
-	readonly cloud: CloudTurnRunner;
-}
-
-/** What runs a turn whose setup says `runtime: "cloud"`. */
-export interface CloudTurnRunner {
-	/** Streams the turn into `translator` and ends it (`done`, `error` or `aborted`); never rejects. */
-	run(
-		translator: TurnTranslator,
-		context: TranscriptContext,
-		signal: AbortSignal | undefined,
-		setup: TurnSetup,
-	): Promise<void>;
+	/** Runs cloud turns (src/runtime/cloud.ts); it keeps its live run in the same session slot. */
+	readonly cloud: TurnRuntime;
 }

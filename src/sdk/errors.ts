@@ -148,6 +148,7 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 	}
 	if (
 		effectiveCode === "unauthenticated" ||
+		effectiveCode === "unauthorized" ||
 		name === "AuthenticationError" ||
 		/Invalid API key|\bHTTP 401\b/i.test(message)
 	) {
@@ -156,7 +157,15 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 			message: `Cursor rejected the API key: ${clean}. Check CURSOR_API_KEY or run /login to store a valid Cursor API key.`,
 		};
 	}
-	if (effectiveCode === "resource_exhausted" || name === "RateLimitError") {
+	if (name === "AgentBusyError") {
+		// Not a transient fault: Pi's automatic retry should not hammer it.
+		return {
+			kind: "backend",
+			message:
+				"This Cursor Cloud agent is still busy with an earlier run. Wait for it to finish (or stop it in the Cursor dashboard at https://cursor.com/agents), then retry.",
+		};
+	}
+	if (effectiveCode === "resource_exhausted" || effectiveCode === "rate_limited" || name === "RateLimitError") {
 		return { kind: "rate-limit", message: `Cursor rate limit or quota reached: ${clean}. Wait and retry.` };
 	}
 	const connection = connectionFailure(error);

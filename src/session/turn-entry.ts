@@ -3,7 +3,7 @@
 // the session's store (local turns). The runtime then runs the setup as it is.
 import type { Model, SimpleStreamOptions } from "@earendil-works/pi-ai";
 import type { CatalogState } from "../catalog/state.ts";
-import type { CloudTurnRunner, TurnEntry, TurnRuntime } from "../runtime/types.ts";
+import type { TurnEntry, TurnRuntime } from "../runtime/types.ts";
 import type { CursorError } from "../sdk/errors.ts";
 import { type EnvRecord, readEnv } from "../settings/env.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
@@ -20,7 +20,7 @@ export interface SessionTurnEntryDeps {
 	readonly stores: SessionStoreScope;
 	readonly env: EnvRecord;
 	readonly runtime: TurnRuntime;
-	readonly cloud: CloudTurnRunner;
+	readonly cloud: TurnRuntime;
 	/** The session's store moved to another state root: the pool rebinds to it. */
 	readonly storeMoved: (storeDir: string | undefined) => void;
 	/** Every resolved request, set up or refused (usage accounting records the key or the error). */
@@ -31,7 +31,7 @@ export class SessionTurnEntry implements TurnEntry {
 	/** Abort signals of compaction and tree summaries: Pi's only public marker of those requests. */
 	private readonly summarySignals = new WeakSet<AbortSignal>();
 	readonly runtime: TurnRuntime;
-	readonly cloud: CloudTurnRunner;
+	readonly cloud: TurnRuntime;
 
 	constructor(private readonly deps: SessionTurnEntryDeps) {
 		this.runtime = deps.runtime;

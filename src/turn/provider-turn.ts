@@ -18,8 +18,10 @@ import { ABORTED, type TurnFailure, type TurnWatch } from "./watch.ts";
  * as one, so only the rest of the detail (if any) is shown.
  */
 function runFailure(result: RunResult, secrets: readonly string[]): CursorError {
-	const reported = (result.error as { message?: unknown } | undefined)?.message;
-	const message = typeof reported === "string" && reported.trim() !== "" ? reported : "Cursor run failed";
+	const { message: reported, code } = (result.error ?? {}) as { message?: unknown; code?: unknown };
+	const text = typeof reported === "string" && reported.trim() !== "" ? reported : "Cursor run failed";
+	// A cloud run reports its code apart (`{code, message}`); the classification reads it as `[code] message`.
+	const message = typeof code === "string" && !text.startsWith("[") ? `[${code}] ${text}` : text;
 	if (/\baborted\b/i.test(message) && !/\[(unauthenticated|resource_exhausted)\]/.test(message)) {
 		const detail = scrubText(message.replace(/\[[a-z_]+\]|\baborted\b/gi, " ").replace(/\s+/g, " "), secrets)
 			.replace(/^[\s:.,;-]+|[\s:.,;-]+$/g, "")
@@ -31,6 +33,8 @@ function runFailure(result: RunResult, secrets: readonly string[]): CursorError 
 	}
 	return classifyCursorError(new Error(message), secrets);
 }
+
+const textDelta = (text: string) => ({ type: "text-delta", text }) as InteractionUpdate;
 
 export function notifySendEnded(
 	observer: TurnObserver | undefined,
@@ -238,8 +242,15 @@ export class ProviderTurn {
 			this.translator.update({ type: "turn-ended", usage: this.live.rawUsage } as InteractionUpdate);
 		}
 		notifySendEnded(this.runtime.observer, this.live, "finished", this.translator);
+		const epilogue = result && this.live.lease.finished?.(result);
 		await this.live.lease.release("finished", this.context.messages);
-		const finalText = typeof result?.result === "string" ? result.result : undefined;
+		const finalText = typeof result?.result === "string" && result.result.trim() !== "" ? result.result : undefined;
+		if (epilogue) {
+			if (!this.live.producedText && finalText) this.translator.update(textDelta(finalText));
+			const answered = this.live.producedText || finalText !== undefined;
+			this.translator.update(textDelta(answered ? `\n\n${epilogue}` : epilogue));
+			this.live.producedText = true;
+		}
 		this.translator.finish(this.live.producedText ? undefined : finalText);
 		this.resolveEnd();
 	}

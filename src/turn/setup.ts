@@ -24,6 +24,16 @@ export interface TurnSetupInput {
 
 const configuration = (message: string): CursorError => ({ kind: "configuration", message });
 
+/**
+ * A cloud agent works on Cursor's machines and may be quiet for many minutes (cloning, builds, long tests): the local
+ * first-response and idle deadlines do not apply. Its send request gets a minute to be accepted; after that, Cursor
+ * may stay silent for up to a little over the SDK's own 2 h wait.
+ */
+export const CLOUD_BOUNDS = {
+	sendMs: 60_000,
+	timeouts: { firstResponseMs: 2 * 60 * 60_000 + 5 * 60_000, idleMs: 2 * 60 * 60_000 + 5 * 60_000 },
+} as const;
+
 /** The first invalid `--cursor-*` flag (or runtime setting), as a message naming the valid values. */
 export function flagError(settings: EffectiveSettingsInput): string | undefined {
 	const fastFlags = parseFastForceFlags(settings.flags);
@@ -51,13 +61,14 @@ export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError
 	const fast = effective.fast.kind === "value" ? effective.fast.fast : undefined;
 	const safety = resolveSafety({ ...settings, user: settings.config, project: settings.projectConfig });
 	const runtime = effective.runtime.ok && !input.summary ? effective.runtime.runtime : "local";
+	const local = { firstResponseMs: env.firstResponseTimeoutMs, idleMs: env.streamIdleTimeoutMs };
 	return {
 		apiKey,
 		runtime,
 		baseModelId: row.meta.baseId,
 		selection: buildModelSelection(row.meta, row.item, input.options?.reasoning, fast),
 		mode: effective.mode.ok ? effective.mode.mode : "agent",
-		timeouts: { firstResponseMs: env.firstResponseTimeoutMs, idleMs: env.streamIdleTimeoutMs },
+		...(runtime === "cloud" ? CLOUD_BOUNDS : { timeouts: local }),
 		liveRunIdleMs: env.liveRunIdleDisposeMs,
 		settingSources: env.settingSources.sources,
 		http1: effective.http.useHttp1,

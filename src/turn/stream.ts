@@ -11,7 +11,7 @@ import {
 	type TranscriptContext,
 } from "@earendil-works/pi-ai";
 import { quietSdkDiagnostics } from "../process/quiet-diagnostics.ts";
-import type { TurnEntry } from "../runtime/types.ts";
+import type { TurnEntry, TurnRuntime } from "../runtime/types.ts";
 import type { InteractionUpdate } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import { LiveRun } from "./live-run.ts";
@@ -19,7 +19,7 @@ import { notifyObserver, type SendStarted } from "./observer.ts";
 import { notifySendEnded, ProviderTurn } from "./provider-turn.ts";
 import { TurnTranslator } from "./translate.ts";
 import type { AgentLease, CursorPayload, TurnSetup } from "./types.ts";
-import { ABORTED, TurnWatch } from "./watch.ts";
+import { ABORTED, TurnEnded, type TurnFailure, TurnWatch } from "./watch.ts";
 
 function applyPayloadReplacement(payload: CursorPayload, replacement: unknown): CursorPayload {
 	if (!replacement || typeof replacement !== "object") return payload;
@@ -30,6 +30,11 @@ function applyPayloadReplacement(payload: CursorPayload, replacement: unknown): 
 		prompt: typeof r.prompt === "string" ? r.prompt : payload.prompt,
 		images: payload.images,
 	};
+}
+
+/** Why a phase failed: a reason the runtime gave (`TurnEnded`), or the SDK's error classified. */
+function failureOf(error: unknown, secrets: readonly string[]): TurnFailure {
+	return error instanceof TurnEnded ? error.failure : classifyCursorError(error, secrets);
 }
 
 export function streamCursorTurn(
@@ -66,8 +71,7 @@ async function runTurn(
 	context: TranscriptContext,
 	options: SimpleStreamOptions | undefined,
 ): Promise<void> {
-	const { runtime } = entry;
-	const previous = runtime.liveRun(entry.isSummary(options?.signal));
+	const previous = entry.runtime.liveRun(entry.isSummary(options?.signal));
 	const continuing =
 		previous !== undefined && !previous.attached && answersLiveRun(context.messages, previous.awaiting);
 	const setup = entry.setup(model, options, continuing);
@@ -75,11 +79,7 @@ async function runTurn(
 		translator.fail(setup);
 		return;
 	}
-	if (setup.runtime === "cloud") {
-		if (previous) runtime.keepLive(undefined);
-		await entry.cloud.run(translator, context, options?.signal, setup);
-		return;
-	}
+	const runtime = setup.runtime === "cloud" ? entry.cloud : entry.runtime;
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
 	if (previous && continuing) {
 		previous.answer(context.messages); // bridged calls: Pi's results go back into Cursor's MCP requests
@@ -96,7 +96,7 @@ async function runTurn(
 
 /** A fresh send: lease the session's agent, send the prompt, and follow the new run. */
 async function startRun(
-	runtime: TurnEntry["runtime"],
+	runtime: TurnRuntime,
 	translator: TurnTranslator,
 	model: Model<string>,
 	context: TranscriptContext,
@@ -122,7 +122,7 @@ async function startRun(
 		watch.check();
 	} catch (error) {
 		watch.dispose();
-		const failure = watch.failure ?? classifyCursorError(error, secrets);
+		const failure = watch.failure ?? failureOf(error, secrets);
 		await lease?.release(failure.kind === "aborted" ? "aborted" : "error");
 		// Failing before the send (creating the agent, the key exchange, an unreachable Cursor) is still a failed send.
 		if (failure.kind !== "aborted") {
@@ -178,24 +178,31 @@ async function startRun(
 			);
 		}
 		const mcpServers = live.bridge?.mcpServers;
-		const run = await watch.race(
-			lease.agent.send(message, {
-				model: payload.model,
-				mode: payload.mode,
-				onDelta,
-				onStep,
-				...(mcpServers ? { mcpServers } : {}),
-			}),
-			(late) => void late.cancel().catch(() => {}),
-		);
+		const sent = lease.agent.send(message, {
+			model: payload.model,
+			mode: payload.mode,
+			onDelta,
+			onStep,
+			...(mcpServers ? { mcpServers } : {}),
+		});
+		const run = await watch.race(setup.sendMs ? watch.bound(sent, setup.sendMs) : sent, (late) => {
+			// The turn ended meanwhile: a run Cursor created anyway is recorded (cloud) and cancelled.
+			try {
+				lease.runStarted?.(late.id);
+			} catch {
+				// a run the journal cannot record is still cancelled
+			}
+			void late.cancel().catch(() => {});
+		});
 		live.started(run);
+		lease.runStarted?.(run.id);
 		live.send = { ...send, runId: run.id };
 		notifyObserver(observer, "sendStarted", live.send);
 		watch.runStarted();
 		await watch.race(Promise.resolve(options?.onResponse?.({ status: 200, headers: {} }, model)));
 	} catch (error) {
 		// The watch ended the turn, or `send` itself failed: nothing runs, the agent is replaced.
-		await turn.stop(watch.failure ?? classifyCursorError(error, secrets));
+		await turn.stop(watch.failure ?? failureOf(error, secrets));
 		return;
 	}
 	await turn.follow();

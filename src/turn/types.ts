@@ -4,7 +4,7 @@ import type { Message } from "@earendil-works/pi-ai";
 import type { BridgeCallHandler } from "../bridge/calls.ts";
 import type { BridgeServer } from "../bridge/server.ts";
 import type { CursorPrompt } from "../prompt/transcript.ts";
-import type { AgentDefinition, ModelSelection, SDKAgent } from "../sdk/cursor-sdk.ts";
+import type { AgentDefinition, ModelSelection, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
 import type { SettingSources } from "../settings/env-parse.ts";
 import type { CursorRuntime } from "../settings/runtime.ts";
 import type { CursorMode } from "../settings/session-state.ts";
@@ -26,6 +26,8 @@ export interface TurnSetup {
 	readonly selection: ModelSelection;
 	readonly mode: CursorMode;
 	readonly timeouts: TurnTimeouts;
+	/** Bound of the `send` request itself (cloud: the SDK does not bound its REST calls); undefined: none. */
+	readonly sendMs?: number;
 	/** How long a run waiting for Pi's tool results is kept (`PI_CURSOR_LIVE_RUN_IDLE_DISPOSE_MS`). */
 	readonly liveRunIdleMs: number;
 	/** The Cursor setting sources the agent loads (`PI_CURSOR_SETTING_SOURCES`). */
@@ -50,6 +52,10 @@ export interface AgentLease {
 	 * run's last provider turn (the first prompt plus the tool calls and results Cursor's conversation already holds).
 	 */
 	release(outcome: SendOutcome, covered?: readonly Message[]): void | Promise<void>;
+	/** Cloud: records the run as soon as `send` returned it; throws `TurnEnded` when it cannot (the run is cancelled). */
+	runStarted?(runId: string): void;
+	/** Cloud: the run finished; returns what follows the answer (the branch and pull request it reports). */
+	finished?(result: RunResult): string | undefined;
 	/** Starts the run's Pi tool bridge (absent: nothing to bridge, the bridge is off, or a summary). */
 	bridge?: (handler: BridgeCallHandler) => Promise<BridgeServer>;
 }

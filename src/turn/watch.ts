@@ -36,6 +36,13 @@ export function noResponseError(ms: number): CursorError {
 	};
 }
 
+export function notAcceptedError(ms: number): CursorError {
+	return {
+		kind: "network",
+		message: `Cursor did not accept the request within ${seconds(ms)} (network error). Check your network connection, then retry.`,
+	};
+}
+
 export function idleError(ms: number): CursorError {
 	return {
 		kind: "network",
@@ -148,6 +155,14 @@ export class TurnWatch {
 				},
 			);
 		});
+	}
+
+	/** Ends the turn with a network error when `work` has not settled within `ms` (a request the SDK leaves unbounded). */
+	bound<T>(work: Promise<T>, ms: number): Promise<T> {
+		const timer = unrefTimer(() => this.end(notAcceptedError(ms)), ms);
+		const clear = () => clearTimeout(timer);
+		work.then(clear, clear);
+		return work;
 	}
 
 	private armIdle(ms: number): void {

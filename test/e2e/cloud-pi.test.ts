@@ -7,13 +7,29 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
-import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import {
+	HomeRegistry,
+	jsonLines,
+	leakedSecrets,
+	NO_RETRY,
+	type PiRecord,
+	TEST_KEY,
+	withOutput,
+} from "../support/pi-turn.ts";
 import { type RpcPi, startRpcPi } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
 const REPO = "https://github.com/acme/app";
 const MODEL = "cursor/composer-2.5";
 const PR = { repoUrl: REPO, branch: "cursor/fix-login", prUrl: `${REPO}/pull/7` };
+const SHELL_CALL = {
+	type: "shell",
+	args: { command: "npm test" },
+	result: {
+		status: "success",
+		value: { exitCode: 0, signal: "", stdout: "42 passing\n", stderr: "", executionTime: 5 },
+	},
+};
 
 const SCENARIOS: Record<string, Scenario> = {
 	"[[answer]]": {
@@ -25,6 +41,18 @@ const SCENARIOS: Record<string, Scenario> = {
 		],
 		result: { git: { branches: [PR] } },
 	},
+	"[[tool]]": {
+		steps: [
+			{ thinking: "Running the tests." },
+			{ text: "Tests first. " },
+			{ tool: { callId: "call-1", toolCall: SHELL_CALL } },
+			{ text: "All green." },
+			{ turnEnded: { inputTokens: 50, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+		],
+		result: { git: { branches: [PR] } },
+	},
+	"[[result-only]]": { steps: [{ thinking: "Quietly." }], result: { result: "Only in the result." } },
+	"[[quiet]]": { steps: [{ text: "Started. " }, { delay: 2500 }, { text: "Done after a quiet stretch." }] },
 	"[[hang]]": { steps: [{ text: "Working on it" }, { hang: true }] },
 	"[[cut]]": {
 		steps: [{ thinking: "Hm." }, { text: "one " }, { delay: 1500 }, { text: "two " }, { text: "three" }],
@@ -259,6 +287,74 @@ describe("a cloud session", () => {
 	);
 });
 
+describe("what a cloud turn shows", () => {
+	test(
+		"JSON mode: Cursor's cloud tool call is a display-only bash card between the text, then the answer and the branch; print mode traces it on stderr and keeps the answer one block",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const json = await runPi([...CLOUD_ARGS, "--mode", "json", "Run the tests [[tool]]"], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(json, () => expect(json.code).toBe(0));
+			const end = jsonLines(json.stdout).find((r) => r.type === "agent_end");
+			const messages = end?.messages as PiRecord[];
+			const calls = messages
+				.flatMap((m) => (m.role === "assistant" ? m.content : []))
+				.filter((c: PiRecord) => c.type === "toolCall");
+			expect(calls).toHaveLength(1);
+			expect(calls[0]).toMatchObject({ name: "bash", arguments: { command: "npm test" } });
+			const result = messages.find((m) => m.role === "toolResult");
+			expect(JSON.stringify(result?.content)).toContain("42 passing");
+			const last = messages.at(-1);
+			expect(last?.role).toBe("assistant");
+			expect(JSON.stringify(last?.content)).toContain("All green.");
+			expect(JSON.stringify(last?.content)).toContain(PR.prUrl);
+			// Nothing ran here: one send, one run, and the workspace has no trace of npm.
+			const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
+			expect(api).toHaveLength(1);
+
+			const print = await runPi([...CLOUD_ARGS, "-p", "Run the tests [[tool]]"], { home, env: cloudEnv(fake) });
+			withOutput(print, () => {
+				expect(print.code).toBe(0);
+				expect(print.stdout).toContain("Tests first. All green.");
+				expect(print.stdout).toContain(PR.branch);
+				expect(print.stdout).not.toContain("npm test");
+				expect(print.stderr).toContain("npm test");
+			});
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"an answer only the run's result carries is shown; no usage without turn-ended; a quiet run outlives the local deadlines",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const result = await runPi([...CLOUD_ARGS, "--mode", "json", "Answer [[result-only]]"], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(result, () => expect(result.code).toBe(0));
+			const last = jsonLines(result.stdout)
+				.find((r) => r.type === "agent_end")
+				?.messages?.at(-1);
+			expect(JSON.stringify(last?.content)).toContain("Only in the result.");
+			expect(last?.usage).toMatchObject({ input: 0, output: 0 });
+			const quiet = await runPi([...CLOUD_ARGS, "-p", "Slow [[quiet]]"], {
+				home,
+				env: cloudEnv(fake, { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "500", PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "500" }),
+			});
+			withOutput(quiet, () => {
+				expect(quiet.code).toBe(0);
+				expect(quiet.stdout).toContain("Started. Done after a quiet stretch.");
+			});
+		},
+		TIMEOUT_MS,
+	);
+});
+
 describe("faults", () => {
 	test(
 		"abort mid-stream: the fake gets the cancel within a second and the turn ends aborted",
@@ -302,7 +398,7 @@ describe("faults", () => {
 	);
 
 	test(
-		"401 and 409 end the turn with Cursor's reason, classified like local errors",
+		"401, 409, 429 and 5xx end the turn with Cursor's reason, classified like local errors; the key appears nowhere",
 		async () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
@@ -318,8 +414,20 @@ describe("faults", () => {
 			const busy = await runPi([...CLOUD_ARGS, "-c", "-p", "again [[answer]]"], { home, env: cloudEnv(fake) });
 			withOutput(busy, () => {
 				expect(busy.code).not.toBe(0);
-				expect(busy.stdout + busy.stderr).toMatch(/busy/i);
+				expect(busy.stdout + busy.stderr).toMatch(/still busy/i);
 			});
+			for (const [status, code, pattern] of [
+				[429, "rate_limited", /rate limit/i],
+				[503, "unavailable", /network error/i],
+			] as const) {
+				await fake.setFaults({ create: { status, code, message: "try later", times: 1 } });
+				const failed = await runPi([...CLOUD_ARGS, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+				withOutput(failed, () => {
+					expect(failed.code).not.toBe(0);
+					expect(failed.stdout + failed.stderr).toMatch(pattern);
+				});
+			}
+			expectNoSecrets(home, rejected.stdout + rejected.stderr + busy.stdout + busy.stderr);
 		},
 		TIMEOUT_MS,
 	);

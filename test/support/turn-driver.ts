@@ -118,8 +118,7 @@ export async function driveTurn(
 		}),
 	};
 	const context = { messages: [{ role: "user", content: "hello", timestamp: 1 }] } as unknown as TranscriptContext;
-	const cloud = { run: () => Promise.reject(new Error("the turn driver runs local turns only")) };
-	const entry: TurnEntry = { runtime, cloud, isSummary: () => false, setup: () => setup };
+	const entry: TurnEntry = { runtime, cloud: runtime, isSummary: () => false, setup: () => setup };
 	const stream = streamCursorTurn(entry, cursorModel, context, { apiKey: DRIVER_KEY });
 	const events: AssistantMessageEvent[] = [];
 	for await (const event of stream) events.push(event);

@@ -1,9 +1,7 @@
-// The child side of runCloudProbe (probe.ts): drives the REAL @cursor/sdk through src/sdk/cursor-sdk.ts (and the
-// cloud turn of src/cloud/run.ts) against the cloud fake, one step after another, and prints one JSON line per
-// event. It runs in its own process because the SDK reads CURSOR_BACKEND_URL once when it is first imported.
+// The child side of runCloudProbe (probe.ts): drives the REAL @cursor/sdk through src/sdk/cursor-sdk.ts against the
+// cloud fake, one step after another, and prints one JSON line per event. It runs in its own process because the SDK reads CURSOR_BACKEND_URL once when it is first imported.
 //   bun test/support/cloud-fake/probe-main.ts '<ProbeScript JSON>'
 
-import type { AssistantMessageEvent } from "@earendil-works/pi-ai";
 import type { CloudProbeStep, ProbeScript } from "./probe.ts";
 
 const script = JSON.parse(process.argv[2] ?? "{}") as ProbeScript;
@@ -58,44 +56,6 @@ async function send(step: Extract<CloudProbeStep, { op: "send" }>, index: number
 	emit("result", { step: index, result, deltas, messages, status: run.status });
 }
 
-async function turn(step: Extract<CloudProbeStep, { op: "turn" }>, index: number): Promise<void> {
-	const { runCloudTurn } = await import("../../../src/cloud/run.ts");
-	const { CloudJournal } = await import("../../../src/cloud/journal.ts");
-	const controller = new AbortController();
-	const file = new CloudJournal(step.journalPath);
-	// Reports how many agents the fake had created when the new agent became durable in the journal.
-	const journal = {
-		record: async (entry: Parameters<typeof file.record>[0]) => {
-			if (entry.type === "agent") {
-				const log = (await control("requests")) as { route: string }[];
-				emit("journal-agent", { step: index, creates: log.filter((e) => e.route === "create").length });
-			}
-			file.record(entry);
-		},
-	};
-	const abort = () => {
-		if (controller.signal.aborted) return;
-		emit("abort", { step: index });
-		controller.abort();
-	};
-	const stream = runCloudTurn(
-		step.model,
-		{ ...step.turn, signal: controller.signal },
-		{
-			sdk: cloudSdk,
-			journal,
-			trace: (line) => emit("trace", { step: index, line }),
-		},
-	);
-	if (step.abortAfterMs !== undefined) setTimeout(abort, step.abortAfterMs);
-	for await (const event of stream as AsyncIterable<AssistantMessageEvent>) {
-		const { partial: _partial, ...rest } = event as AssistantMessageEvent & { partial?: unknown };
-		emit("pi", { step: index, pi: rest });
-		if (step.abortOnEvent === event.type) abort();
-	}
-	emit("turn-end", { step: index });
-}
-
 async function runStep(step: CloudProbeStep, index: number): Promise<void> {
 	switch (step.op) {
 		case "create":
@@ -111,23 +71,6 @@ async function runStep(step: CloudProbeStep, index: number): Promise<void> {
 		}
 		case "send":
 			return send(step, index);
-		case "turn":
-			return turn(step, index);
-		case "manage": {
-			const { parseCloudCommand } = await import("../../../src/cloud/command.ts");
-			const { cloudListText, mutateCloudAgent } = await import("../../../src/cloud/manage.ts");
-			const { CloudJournal } = await import("../../../src/cloud/journal.ts");
-			const deps = { sdk: cloudSdk, journal: new CloudJournal(step.journalPath), apiKey: script.apiKey };
-			const command = parseCloudCommand(step.args);
-			const outcome =
-				command.kind === "list"
-					? { ok: true, message: await cloudListText(deps) }
-					: command.kind === "usage"
-						? { ok: false, message: command.message }
-						: await mutateCloudAgent(deps, command);
-			emit("manage", { step: index, ...outcome });
-			return;
-		}
 		case "requests":
 			emit("requests", { step: index, log: await control("requests") });
 			return;

@@ -1,11 +1,9 @@
-// Test-side helper: runs probe-main.ts (the REAL @cursor/sdk through src/sdk/cursor-sdk.ts, and src/cloud/run.ts)
+// Test-side helper: runs probe-main.ts (the REAL @cursor/sdk through src/sdk/cursor-sdk.ts)
 // in a Bun child process against the cloud fake, with a temporary HOME, and returns its JSON-line events.
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Model } from "@earendil-works/pi-ai";
-import type { CloudTurn } from "../../../src/cloud/run.ts";
 import type { CloudAgentSetup, ModelSelection } from "../../../src/sdk/cursor-sdk.ts";
 import { bunPath, REPO_ROOT } from "../fake-backend/toolchain.ts";
 import { jsonLineEvents, runCaptured } from "../processes.ts";
@@ -29,17 +27,6 @@ export type CloudProbeStep =
 			/** Cancel when the first `onDelta` update of this type arrives. */
 			cancelOnDelta?: string;
 	  }
-	| {
-			op: "turn";
-			model: Model<string>;
-			turn: Omit<CloudTurn, "signal">;
-			journalPath: string;
-			abortAfterMs?: number;
-			/** Abort when Pi's stream emits its first event of this type (e.g. `text_delta`). */
-			abortOnEvent?: string;
-	  }
-	/** `/cursor-cloud <args>` through src/cloud/manage.ts on this journal. */
-	| { op: "manage"; journalPath: string; args: string }
 	/** The fake's request log at this point. */
 	| { op: "requests" }
 	| { op: "list"; options?: { limit?: number; cursor?: string; includeArchived?: boolean } }
