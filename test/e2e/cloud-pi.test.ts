@@ -3,7 +3,8 @@
 // restart with `-c`), abort, a cut stream, 401/409, /cursor-cloud list|archive|delete, the journal, and no key or
 // repository token anywhere.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
@@ -117,6 +118,9 @@ describe("a cloud turn in print mode", () => {
 		async () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
+			home.writeAgentFile("cursor-sdk.json", {
+				subagents: { reviewer: { description: "Reviews the diff", prompt: "Review strictly." } },
+			});
 			const result = await runPi([...CLOUD_ARGS, "-p", "Fix the login [[answer]]"], { home, env: cloudEnv(fake) });
 			withOutput(result, () => {
 				expect(result.code).toBe(0);
@@ -133,6 +137,12 @@ describe("a cloud turn in print mode", () => {
 			expect(body).toContain("Fix the login [[answer]]");
 			const agentId = (creates[0]?.body as { agentId?: string } | undefined)?.agentId as string;
 			expect(agentId).toMatch(/^bc-/);
+			expect(creates[0]?.body).toMatchObject({
+				repos: [{ url: REPO }],
+				customSubagents: [expect.objectContaining({ name: "reviewer", prompt: "Review strictly." })],
+			});
+			expect(Object.keys(creates[0]?.body as object)).not.toContain("tools");
+			expect(Object.keys(creates[0]?.body as object)).not.toContain("systemPrompt");
 			const journal = journalOf(home);
 			expect(journal.map((r) => r.type)).toEqual(["agent", "run", "result"]);
 			expect(journal[0]).toMatchObject({ agentId, model: "composer-2.5", repo: REPO });
@@ -207,6 +217,87 @@ describe("a cloud turn in print mode", () => {
 				expect(badRuntime.stdout + badRuntime.stderr).toContain("Valid values: local, cloud.");
 			});
 			expect(apiRequests(await fake.requests()).filter((r) => r.method === "POST")).toHaveLength(1);
+		},
+		TIMEOUT_MS,
+	);
+});
+
+describe("choosing the runtime", () => {
+	test(
+		"/cursor-runtime reports and switches (footer follows, plan mode shows), --save-user saves the default; PI_CURSOR_RUNTIME; /cursor-doctor names the runtime and the target",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(["--model", MODEL], { home, env: cloudEnv(fake) });
+			try {
+				await rpc.ready();
+				expect(rpc.status()).toBe("cursor:local · fast:on");
+				const report = await rpc.prompt("/cursor-runtime");
+				expect(JSON.stringify(report.records)).toContain("Cursor runtime: local (the default;");
+				await rpc.prompt("/cursor-runtime cloud");
+				expect(rpc.status()).toBe("cursor:cloud · fast:n/a");
+				await rpc.prompt("/cursor-mode plan");
+				expect(rpc.status()).toBe("cursor:cloud · fast:n/a · plan");
+				await rpc.prompt("/cursor-runtime cloud --save-user");
+				const invalid = await rpc.prompt("/cursor-runtime remote");
+				expect(JSON.stringify(invalid.records)).toContain("Valid values: local, cloud.");
+			} finally {
+				await rpc.close();
+			}
+			const config = JSON.parse(readFileSync(join(home.agentDir, "cursor-sdk.json"), "utf8"));
+			expect(config.runtime).toBe("cloud");
+			const saved = await runPi(["--model", MODEL, "-p", "/cursor-runtime"], { home, env: cloudEnv(fake) });
+			expect(saved.stdout + saved.stderr).toContain("Cursor runtime: cloud (set by runtime in cursor-sdk.json;");
+			const fromEnv = await runPi(["--model", MODEL, "-p", "/cursor-runtime"], {
+				home,
+				env: cloudEnv(fake, { PI_CURSOR_RUNTIME: "local" }),
+			});
+			expect(fromEnv.stdout + fromEnv.stderr).toContain("Cursor runtime: local (set by PI_CURSOR_RUNTIME;");
+			const doctor = await runPi(["--model", MODEL, "--cursor-cloud-repo", REPO, "-p", "/cursor-doctor"], {
+				home,
+				env: cloudEnv(fake),
+			});
+			withOutput(doctor, () => {
+				const text = doctor.stdout + doctor.stderr;
+				expect(text).toContain("Runtime: cloud (set by runtime in cursor-sdk.json)");
+				expect(text).toContain(`Cursor Cloud target: ${REPO}; Cursor Cloud not confirmed yet`);
+			});
+			expect(apiRequests(await fake.requests())).toEqual([]);
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"the checkout's origin is the target in HTTPS form; uncommitted or unpushed work fails the turn with a list unless allowed",
+		async () => {
+			const { fake } = cloud;
+			const home = homes.create(NO_RETRY);
+			const repo = join(home.dir, "app");
+			const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "pipe" });
+			mkdirSync(repo);
+			git("init", "-q", "-b", "main");
+			git("remote", "add", "origin", "git@github.com:acme/app.git");
+			git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "Start the app");
+			writeFileSync(join(repo, "notes.txt"), "not committed\n");
+			const args = ["--model", MODEL, "--cursor-runtime", "cloud", "--cursor-cloud-ack"];
+			const refused = await runPi([...args, "-p", "hello [[answer]]"], { home, cwd: repo, env: cloudEnv(fake) });
+			withOutput(refused, () => {
+				const text = refused.stdout + refused.stderr;
+				expect(refused.code).not.toBe(0);
+				expect(text).toContain("uncommitted: ?? notes.txt");
+				expect(text).toContain("not pushed:");
+				expect(text).toContain("Start the app");
+				expect(text).toContain("--cursor-cloud-allow-local-state");
+			});
+			expect(apiRequests(await fake.requests())).toEqual([]);
+			const allowed = await runPi([...args, "--cursor-cloud-allow-local-state", "-p", "hello [[answer]]"], {
+				home,
+				cwd: repo,
+				env: cloudEnv(fake),
+			});
+			withOutput(allowed, () => expect(allowed.code).toBe(0));
+			const create = apiRequests(await fake.requests()).find((r) => r.method === "POST");
+			expect(create?.body).toMatchObject({ repos: [{ url: REPO }] });
 		},
 		TIMEOUT_MS,
 	);
@@ -374,6 +465,25 @@ describe("faults", () => {
 				expect(JSON.stringify(end)).toContain('"stopReason":"aborted"');
 			} finally {
 				await rpc.close();
+			}
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"closing stdin or SIGTERM during a cloud run still ends Pi at once",
+		async () => {
+			const { fake } = cloud;
+			for (const how of ["stdin", "SIGTERM"] as const) {
+				const home = homes.create(NO_RETRY);
+				const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(fake) });
+				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
+				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
+				const started = Date.now();
+				if (how === "SIGTERM") process.kill(rpc.pid as number, "SIGTERM");
+				const exit = await rpc.close(10_000);
+				expect({ how, fast: Date.now() - started < 5_000 }).toEqual({ how, fast: true });
+				expect(exit.signal).toBeNull();
 			}
 		},
 		TIMEOUT_MS,
