@@ -97,27 +97,17 @@ export class CursorExtension {
 		});
 		this.replay = new CursorReplay(pi);
 		this.bridge = new BridgeView(pi, this.env, () => this.effects.mcpTimeouts.settings.toolMs);
-		this.runtime = new LocalRuntime({
-			pool: this.pool,
-			replay: this.replay,
-			bridge: this.bridge,
-			sdk,
-			observer: this.accounting.observer,
-			env: this.env,
-			session: () => this.session,
-		});
+		const runtimes = { pool: this.pool, replay: this.replay, env: this.env, session: () => this.session };
+		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({
+			...runtimes,
 			sdk: cloudApi,
-			env: this.env,
 			flags: () => readCloudFlags(pi),
 			local: this.local,
 			configFile: this.configFile,
-			session: () => this.session,
 			confirm: this.notifier.confirm,
 			notify: this.notify,
 			appendEntry,
-			pool: this.pool,
-			replay: this.replay,
 		});
 		this.entry = new SessionTurnEntry({
 			catalog: this.catalog,

@@ -21,12 +21,12 @@ import type { SessionAgentPool } from "../session/pool.ts";
 import type { CursorSdkConfigFile } from "../settings/config-file.ts";
 import type { EnvRecord } from "../settings/env.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
-import type { LiveRun } from "../turn/live-run.ts";
 import type { SendOutcome } from "../turn/observer.ts";
 import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import type { Notify } from "../ui/types.ts";
+import { SessionLiveSlot } from "./live-slot.ts";
 import type { TurnRuntime } from "./types.ts";
 
 /** The custom entry that ties a cloud agent to the Pi session branch it was created on. */
@@ -76,13 +76,14 @@ export function branchAgents(branch: readonly unknown[]): string[] {
 	return ids;
 }
 
-export class CloudRuntime implements TurnRuntime {
+export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 	/** Asks once in the TUI and remembers the answer. */
 	private readonly acknowledge: () => Promise<boolean>;
 	/** Cloud sends stay out of the local usage accounting (Cloud usage is not context occupancy). */
 	readonly observer = undefined;
 
 	constructor(private readonly deps: CloudRuntimeDeps) {
+		super(deps.pool);
 		this.acknowledge = cloudAcknowledger({
 			confirm: deps.confirm,
 			save: async () => {
@@ -101,18 +102,6 @@ export class CloudRuntime implements TurnRuntime {
 		return manager && sessionFile
 			? new CloudJournal(cloudJournalPath(dirname(sessionFile), manager.getSessionId()))
 			: undefined;
-	}
-
-	liveRun(summary: boolean): LiveRun | undefined {
-		return summary ? undefined : this.deps.pool.liveRun;
-	}
-
-	keepLive(run: LiveRun | undefined): void {
-		this.deps.pool.keepLive(run);
-	}
-
-	dropLive(run: LiveRun): void {
-		this.deps.pool.dropLive(run);
 	}
 
 	toolDisplay(context: TranscriptContext, setup: TurnSetup): ToolDisplay {

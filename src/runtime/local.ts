@@ -10,11 +10,11 @@ import type { CursorReplay } from "../replay/replay.ts";
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import type { PoolRequest, SessionAgentPool } from "../session/pool.ts";
 import { type EnvRecord, readEnvVar } from "../settings/env.ts";
-import type { LiveRun } from "../turn/live-run.ts";
 import type { TurnObserver } from "../turn/observer.ts";
 import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import type { TurnWatch } from "../turn/watch.ts";
+import { SessionLiveSlot } from "./live-slot.ts";
 import type { TurnRuntime } from "./types.ts";
 
 export interface LocalRuntimeDeps {
@@ -28,25 +28,14 @@ export interface LocalRuntimeDeps {
 	readonly session: () => { cwd: string; mode: ExtensionContext["mode"] };
 }
 
-export class LocalRuntime implements TurnRuntime {
+export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 	/** The HTTP/1.1 value we last gave `Cursor.configure` (undefined: never configured by us). */
 	private appliedHttp1: boolean | undefined;
 	readonly observer: TurnObserver | undefined;
 
 	constructor(private readonly deps: LocalRuntimeDeps) {
+		super(deps.pool);
 		this.observer = deps.observer;
-	}
-
-	liveRun(summary: boolean): LiveRun | undefined {
-		return summary ? undefined : this.deps.pool.liveRun;
-	}
-
-	keepLive(run: LiveRun | undefined): void {
-		this.deps.pool.keepLive(run);
-	}
-
-	dropLive(run: LiveRun): void {
-		this.deps.pool.dropLive(run);
 	}
 
 	toolDisplay(context: TranscriptContext, setup: TurnSetup): ToolDisplay {

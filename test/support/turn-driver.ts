@@ -33,16 +33,9 @@ export interface DriveOptions {
 }
 
 /** Plays `updates` through one provider turn, then ends the run with `end`. */
-export async function driveTurn(
-	updates: readonly unknown[],
-	end: RunEnd,
-	options: DriveOptions = {},
-): Promise<DrivenTurn> {
-	const released: string[] = [];
-	const traces: string[] = [];
-	let cancelled = false;
-	let live: LiveRun | undefined;
-	const setup: TurnSetup = {
+/** A local turn's setup (deadlines far away), with `overrides`. */
+export function turnSetup(overrides: Partial<TurnSetup> = {}): TurnSetup {
+	return {
 		apiKey: DRIVER_KEY,
 		runtime: "local",
 		baseModelId: "composer-2",
@@ -55,7 +48,20 @@ export async function driveTurn(
 		safety: {},
 		subagents: {},
 		summary: false,
+		...overrides,
 	};
+}
+
+export async function driveTurn(
+	updates: readonly unknown[],
+	end: RunEnd,
+	options: DriveOptions = {},
+): Promise<DrivenTurn> {
+	const released: string[] = [];
+	const traces: string[] = [];
+	let cancelled = false;
+	let live: LiveRun | undefined;
+	const setup = turnSetup();
 	const agent = {
 		agentId: "agent-driver",
 		async send(_message: unknown, sendOptions?: SendOptions): Promise<Run> {

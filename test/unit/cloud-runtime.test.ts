@@ -14,6 +14,7 @@ import { CLOUD_BOUNDS } from "../../src/turn/setup.ts";
 import { streamCursorTurn } from "../../src/turn/stream.ts";
 import type { TurnSetup } from "../../src/turn/types.ts";
 import { cursorModel } from "../support/messages.ts";
+import { turnSetup } from "../support/turn-driver.ts";
 
 const KEY = "key_unit_test_cloud_run";
 const AGENT_ID = "bc-12345678-1234-4234-8234-123456789abc";
@@ -35,20 +36,7 @@ function stubAgent(send: () => Promise<Run>, log: string[]): SDKAgent {
 	return { agentId: AGENT_ID, send, close: () => log.push("close") } as unknown as SDKAgent;
 }
 
-const setup: TurnSetup = {
-	apiKey: KEY,
-	runtime: "cloud",
-	baseModelId: "composer-2",
-	selection: { id: "composer-2" },
-	mode: "agent",
-	...CLOUD_BOUNDS,
-	liveRunIdleMs: 60_000,
-	settingSources: ["all"],
-	http1: undefined,
-	safety: {},
-	subagents: {},
-	summary: false,
-};
+const setup = turnSetup({ apiKey: KEY, runtime: "cloud", ...CLOUD_BOUNDS });
 
 function cloudTurn(
 	sdk: Pick<CloudSdk, "createAgent" | "resumeAgent">,
