@@ -31,7 +31,7 @@ test("a runtime is one of local/cloud from the first source that sets one, or th
 					expect(RUNTIMES).toContain(resolved.runtime);
 					if (first === -1) expect(resolved.source).toBe("default");
 					else {
-						expect(resolved.source).toBe(SOURCES[first] as string);
+						expect(resolved.source as string).toBe(SOURCES[first] as string);
 						expect(values[first]).toBe(resolved.runtime);
 					}
 				} else {
