@@ -55,6 +55,8 @@ export class CursorExtension {
 	private readonly entry: SessionTurnEntry;
 	/** Installed when the extension loads, before any agent exists (src/process/effects.ts). */
 	private readonly effects = installProcessEffects(this.env);
+	/** For `before_agent_start`, which runs before a turn reads the env: a process's env is fixed, so read once. */
+	private readonly hookEnv = readEnv(this.env);
 	private cwd = process.cwd();
 	/** Pi's mode: print mode keeps stdout for the answer (tool activity goes to stderr instead of cards). */
 	private mode: ExtensionContext["mode"] = "tui";
@@ -105,7 +107,6 @@ export class CursorExtension {
 			bridge: this.bridge,
 			sdk,
 			observer: this.accounting.observer,
-			env: this.env,
 			session: () => ({ cwd: this.cwd, mode: this.mode }),
 		});
 		this.entry = new SessionTurnEntry({
@@ -175,8 +176,8 @@ export class CursorExtension {
 		pi.on("before_agent_start", (event, ctx) => {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
 			if (ctx.model?.provider !== PROVIDER_ID) return;
-			this.bridge.offerSkills(event.systemPromptOptions.skills ?? []);
-			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, readEnv(this.env));
+			this.bridge.offerSkills(event.systemPromptOptions.skills ?? [], this.hookEnv);
+			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, this.hookEnv);
 		});
 		pi.on("session_before_compact", (event) => this.entry.markSummary(event.signal));
 		pi.on("session_before_tree", (event) => {

@@ -7,9 +7,10 @@ import type { InteractionUpdate, Run, RunResult, SDKAgent, SendOptions } from ".
 import type { LiveRun } from "../../src/turn/live-run.ts";
 import { streamCursorTurn } from "../../src/turn/stream.ts";
 import type { ToolDisplay } from "../../src/turn/tools.ts";
-import type { AgentLease, TurnSetup } from "../../src/turn/types.ts";
+import type { AgentLease } from "../../src/turn/types.ts";
 
 import { cursorModel } from "./messages.ts";
+import { turnSetup } from "./pool-request.ts";
 
 export const DRIVER_KEY = "key_turn_driver_0123456789abcdef";
 
@@ -42,19 +43,7 @@ export async function driveTurn(
 	const traces: string[] = [];
 	let cancelled = false;
 	let live: LiveRun | undefined;
-	const setup: TurnSetup = {
-		apiKey: DRIVER_KEY,
-		baseModelId: "composer-2",
-		selection: { id: "composer-2" },
-		mode: "agent",
-		timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
-		liveRunIdleMs: 60_000,
-		settingSources: ["all"],
-		http1: undefined,
-		safety: {},
-		subagents: {},
-		summary: false,
-	};
+	const setup = turnSetup({ apiKey: DRIVER_KEY });
 	const agent = {
 		agentId: "agent-driver",
 		async send(_message: unknown, sendOptions?: SendOptions): Promise<Run> {
