@@ -1,5 +1,5 @@
-// Child processes of the tests: loopback test servers (the fake Cursor backend, the cloud fake) in their own Bun
-// process, and probes (the real SDK in a child) whose JSON-line output is captured.
+// Child processes of the tests: commands run to completion, loopback test servers (the fake Cursor backend, the
+// cloud fake) in their own Bun process, and probes (the real SDK in a child) whose JSON-line output is captured.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { fstatSync } from "node:fs";
@@ -14,6 +14,41 @@ export interface ServerProcess {
 	stop(): Promise<void>;
 	/** Last lines the process wrote to stderr (diagnostics). */
 	stderr(): string;
+}
+
+export interface ProcessResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+/** Runs `program args` to completion with `input` on stdin; rejects (and SIGKILLs it) after `timeoutMs`. */
+export function runProcess(
+	program: string,
+	args: string[],
+	options: { cwd: string; env: Record<string, string>; input?: string; timeoutMs: number },
+): Promise<ProcessResult> {
+	const child = spawn(program, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (chunk) => {
+		stdout += chunk;
+	});
+	child.stderr.on("data", (chunk) => {
+		stderr += chunk;
+	});
+	child.stdin.end(options.input ?? "");
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => {
+			child.kill("SIGKILL");
+			reject(new Error(`${program} ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+		}, options.timeoutMs);
+		child.on("error", reject);
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			resolve({ code, stdout, stderr });
+		});
+	});
 }
 
 const children = new Set<ChildProcess>();
