@@ -54,12 +54,16 @@ export function runProcess(
 const children = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-function installExitHook(): void {
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	process.on("exit", () => {
-		for (const child of children) child.kill("SIGKILL");
-	});
+/** SIGKILLs `child` if it still runs when the test process exits. */
+export function killAtExit(child: ChildProcess): void {
+	if (!exitHookInstalled) {
+		exitHookInstalled = true;
+		process.on("exit", () => {
+			for (const running of children) running.kill("SIGKILL");
+		});
+	}
+	children.add(child);
+	child.once("exit", () => children.delete(child));
 }
 
 /**
@@ -72,22 +76,18 @@ export async function startServerProcess(
 	script: string,
 	options: { env?: Record<string, string>; startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
-	installExitHook();
 	const child = spawn(bunPath(), [script], {
 		cwd: REPO_ROOT,
 		stdio: ["pipe", "pipe", "pipe"],
 		env: { ...process.env, ...(options.env ?? {}) },
 	});
-	children.add(child);
+	killAtExit(child);
 	let stderrText = "";
 	child.stderr?.on("data", (chunk: Buffer) => {
 		stderrText = (stderrText + chunk.toString()).slice(-16384);
 	});
 	const exited = new Promise<void>((resolve) => {
-		child.once("exit", () => {
-			children.delete(child);
-			resolve();
-		});
+		child.once("exit", () => resolve());
 	});
 
 	const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {

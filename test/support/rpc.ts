@@ -14,6 +14,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { pool } from "./limit.ts";
 import { defaultHost, HomeRegistry, type PiHost, type RunPiOptions, type TempHome } from "./pi.ts";
+import { killAtExit } from "./processes.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** Any JSON record Pi wrote to stdout. */
@@ -62,15 +63,6 @@ export type RpcOptions = Omit<RunPiOptions, "input" | "timeoutMs"> & {
 };
 
 const live = new Set<ChildProcessWithoutNullStreams>();
-let exitHook = false;
-
-function installExitHook(): void {
-	if (exitHook) return;
-	exitHook = true;
-	process.on("exit", () => {
-		for (const child of live) child.kill("SIGKILL");
-	});
-}
 
 /** Number of RPC Pi processes currently running (tests assert it returns to 0). */
 export function liveRpcProcesses(): number {
@@ -102,7 +94,6 @@ export class RpcPi {
 		readonly args: string[],
 		options: RpcOptions,
 	) {
-		installExitHook();
 		this.host = options.host ?? defaultHost();
 		const extensions = options.extensions ?? [BUNDLE];
 		const [program, ...prefix] = this.host.command;
@@ -113,6 +104,7 @@ export class RpcPi {
 			stdio: ["pipe", "pipe", "pipe"],
 		});
 		live.add(this.child);
+		killAtExit(this.child);
 		this.child.stdout.setEncoding("utf8");
 		this.child.stdout.on("data", (chunk: string) => this.onStdout(chunk));
 		this.child.stderr.setEncoding("utf8");
