@@ -274,7 +274,7 @@ export function descendantProcesses(): string[] {
 }
 
 /** The closing check of a turn test file: stop the fake, then no Pi, SDK or backend process may be left. */
-export function testNothingLeftBehind(backend: () => FakeBackend, homes: HomeRegistry): void {
+function testNothingLeftBehind(backend: () => FakeBackend, homes: HomeRegistry): void {
 	test("no Pi, SDK or backend process is left behind", async () => {
 		await backend().stop();
 		expect(isAlive(backend().pid)).toBe(false);
@@ -288,7 +288,7 @@ export const TURN_TEST_MS = 150_000;
 
 type Env = Record<string, string | undefined>;
 
-export interface PiOptions {
+interface SuitePiOptions {
 	/** Default: a fresh temp home with Pi's retry off. */
 	home?: TempHome;
 	/** Variables on top of the suite's (the backend's URL and the test key). */
@@ -310,18 +310,18 @@ export interface TurnSuite {
 	/** The environment of a Pi that talks to the suite's backend, `extra` on top. */
 	env(extra?: Env): Env;
 	/** `pi <args>` with stdin closed, run to its exit (at most `timeoutMs`). */
-	run(args: string[], options?: PiOptions & { timeoutMs?: number }): Promise<PiResult>;
+	run(args: string[], options?: SuitePiOptions & { timeoutMs?: number }): Promise<PiResult>;
 	/** A long-running `pi <args>` for `body`; SIGKILLed afterwards if it still runs, whatever `body` did. */
-	withPi<T>(args: string[], options: PiOptions, body: (pi: PiProcess) => Promise<T>): Promise<T>;
+	withPi<T>(args: string[], options: SuitePiOptions, body: (pi: PiProcess) => Promise<T>): Promise<T>;
 	/** The file's last test: the backend stops, and no Pi, SDK or backend process is left behind. */
 	nothingLeftBehind(): void;
 }
 
 /**
- * The setup of a turn test file: a fake backend with `backend`'s scenarios (started in `beforeAll`), temp homes
+ * The setup of a turn test file: a fake backend with these scenarios (started in `beforeAll`), temp homes
  * (removed in `afterAll`), and at most `concurrency` Pi processes at a time (each costs seconds of CPU).
  */
-export function turnSuite(backend: StartFakeBackendOptions = {}, concurrency = 3): TurnSuite {
+export function turnSuite(scenarios: StartFakeBackendOptions = {}, concurrency = 3): TurnSuite {
 	const homes = new HomeRegistry();
 	const limit = pool(concurrency);
 	let started: FakeBackend | undefined;
@@ -330,7 +330,7 @@ export function turnSuite(backend: StartFakeBackendOptions = {}, concurrency = 3
 		return started;
 	};
 	beforeAll(async () => {
-		started = await startTurnBackend(backend);
+		started = await startTurnBackend(scenarios);
 	}, 30_000);
 	// Removing the temp homes (Node's compile cache, ~12 MB each) can take seconds on a busy machine.
 	afterAll(async () => {
