@@ -338,6 +338,7 @@ export interface RpcSuite {
 	readonly homes: HomeRegistry;
 	/** Runs `task` when one of the file's Pi slots is free. */
 	limit<T>(task: () => Promise<T>): Promise<T>;
+	/** A temp home, with Pi `settings` when given. */
 	home(settings?: object): TempHome;
 	/** A loopback URL that refuses connections: a Cursor backend no test may reach. */
 	readonly refusedUrl: string;
