@@ -53,6 +53,8 @@ export class CursorExtension {
 	private readonly entry: SessionTurnEntry;
 	/** Installed when the extension loads, before any agent exists (src/process/effects.ts). */
 	private readonly effects = installProcessEffects(this.env);
+	/** For `before_agent_start`, which runs before a turn reads the env: a process's env is fixed, so read once. */
+	private readonly hookEnv = readEnv(this.env);
 	/** The workspace, Pi's mode (print mode keeps stdout for the answer) and, once started, the session's manager. */
 	private session: CloudSessionView = { cwd: process.cwd(), mode: "tui", manager: undefined };
 	private readonly notifier = new Notifier();
@@ -97,10 +99,11 @@ export class CursorExtension {
 		});
 		this.replay = new CursorReplay(pi);
 		this.bridge = new BridgeView(pi, this.env, () => this.effects.mcpTimeouts.settings.toolMs);
-		const runtimes = { pool: this.pool, replay: this.replay, env: this.env, session: () => this.session };
+		const runtimes = { pool: this.pool, replay: this.replay, session: () => this.session };
 		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({
 			...runtimes,
+			env: this.env,
 			sdk: cloudApi,
 			flags: () => readCloudFlags(pi),
 			local: this.local,
@@ -178,8 +181,8 @@ export class CursorExtension {
 		pi.on("before_agent_start", (event, ctx) => {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
 			if (ctx.model?.provider !== PROVIDER_ID) return;
-			this.bridge.offerSkills(event.systemPromptOptions.skills ?? []);
-			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, readEnv(this.env));
+			this.bridge.offerSkills(event.systemPromptOptions.skills ?? [], this.hookEnv);
+			dropForCursorTurn(event.systemPromptOptions.contextFiles ?? [], this.agentDir, this.hookEnv);
 		});
 		pi.on("session_before_compact", (event) => this.entry.markSummary(event.signal));
 		pi.on("session_before_tree", (event) => {

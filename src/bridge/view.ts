@@ -5,7 +5,7 @@ import { NEUTRAL_TOOL } from "../replay/mapping.ts";
 import { type EnvRecord, readEnv } from "../settings/env.ts";
 import { registerActivateSkill, type SkillInfo } from "./activate-skill.ts";
 import { renderToolsReport } from "./report.ts";
-import { type BridgeSettings, readBridgeSettings } from "./settings.ts";
+import { type BridgeEnv, type BridgeSettings, readBridgeSettings } from "./settings.ts";
 import { type BridgeSurface, buildBridgeSurface } from "./snapshot.ts";
 
 export interface BridgePlan {
@@ -24,8 +24,9 @@ export class BridgeView {
 		private readonly mcpToolMs: () => number,
 	) {}
 
-	settings(): BridgeSettings {
-		return readBridgeSettings(readEnv(this.env), this.mcpToolMs());
+	/** The bridge's settings from `env` (default: the environment as it is now, for commands). */
+	settings(env: BridgeEnv = readEnv(this.env)): BridgeSettings {
+		return readBridgeSettings(env, this.mcpToolMs());
 	}
 
 	/** The active Pi tools as Cursor would see them through the bridge (every registered tool with its verdict). */
@@ -36,18 +37,18 @@ export class BridgeView {
 		});
 	}
 
-	/** What a turn bridges to Cursor, or undefined (bridge off, or no Pi tool to bridge). */
-	plan(): BridgePlan | undefined {
-		const settings = this.settings();
+	/** What a turn bridges to Cursor (from the turn's reading of the env), or undefined: bridge off, or no Pi tool. */
+	plan(env: BridgeEnv): BridgePlan | undefined {
+		const settings = this.settings(env);
 		if (!settings.enabled) return undefined;
 		const surface = this.surface(settings);
 		return surface.tools.length > 0 ? { surface, settings } : undefined;
 	}
 
 	/** Pi's loaded skills, offered to Cursor through `cursor_activate_skill` (registered once skills exist). */
-	offerSkills(skills: readonly SkillInfo[]): void {
+	offerSkills(skills: readonly SkillInfo[], env: BridgeEnv): void {
 		this.skills = skills;
-		if (this.skillToolRegistered || skills.length === 0 || !this.settings().enabled) return;
+		if (this.skillToolRegistered || skills.length === 0 || !this.settings(env).enabled) return;
 		this.skillToolRegistered = true;
 		registerActivateSkill(this.pi, () => this.skills);
 	}

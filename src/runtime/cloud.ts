@@ -110,7 +110,7 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			print: this.deps.session().mode === "print",
 			declared: declaredTools(context.messages),
 			// Paths are on Cursor's machine: shown as Cursor reports them.
-			context: { cwd: "", secrets: [setup.apiKey] },
+			context: { cwd: "", secrets: [setup.apiKey], taskWording: setup.taskWording },
 			trace: (line) => process.stderr.write(`${line}\n`),
 		};
 	}

@@ -9,7 +9,6 @@ import type { BridgeView } from "../bridge/view.ts";
 import type { CursorReplay } from "../replay/replay.ts";
 import type { CursorSdk } from "../sdk/cursor-sdk.ts";
 import type { PoolRequest, SessionAgentPool } from "../session/pool.ts";
-import { type EnvRecord, readEnvVar } from "../settings/env.ts";
 import type { TurnObserver } from "../turn/observer.ts";
 import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
@@ -23,7 +22,6 @@ export interface LocalRuntimeDeps {
 	readonly bridge: BridgeView;
 	readonly sdk: Pick<CursorSdk, "setHttp1ForAgent">;
 	readonly observer: TurnObserver | undefined;
-	readonly env: EnvRecord;
 	/** The session's workspace and Pi's mode (print mode keeps stdout for the answer). */
 	readonly session: () => { cwd: string; mode: ExtensionContext["mode"] };
 }
@@ -44,7 +42,7 @@ export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 			replay: this.deps.replay,
 			print: mode === "print",
 			declared: declaredTools(context.messages),
-			context: { cwd, secrets: [setup.apiKey], taskWording: readEnvVar(this.deps.env, "taskPresentation") },
+			context: { cwd, secrets: [setup.apiKey], taskWording: setup.taskWording },
 			trace: (line) => process.stderr.write(`${line}\n`),
 		};
 	}
@@ -62,7 +60,7 @@ export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 			safety: setup.safety,
 		};
 		if (setup.summary) return pool.acquireForSummary(request, watch);
-		const bridge = this.deps.bridge.plan();
+		const bridge = this.deps.bridge.plan(setup.bridgeEnv);
 		if (!bridge) return pool.acquire(request, watch);
 		const skillTool = bridge.surface.tools.find((tool) => tool.piName === ACTIVATE_SKILL_TOOL)?.mcpName;
 		const tools = {

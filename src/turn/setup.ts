@@ -75,5 +75,14 @@ export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError
 		safety: safetyAgentOptions(safety),
 		subagents: input.subagents,
 		summary: input.summary,
+		bridgeEnv: {
+			piToolBridge: env.piToolBridge,
+			exposeBuiltinTools: env.exposeBuiltinTools,
+			toolManifest: env.toolManifest,
+			bridgeDebug: env.bridgeDebug,
+			bridgeCallTimeoutMs: env.bridgeCallTimeoutMs,
+			problems: env.problems,
+		},
+		taskWording: env.taskPresentation,
 	};
 }

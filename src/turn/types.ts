@@ -3,6 +3,7 @@
 import type { Message } from "@earendil-works/pi-ai";
 import type { BridgeCallHandler } from "../bridge/calls.ts";
 import type { BridgeServer } from "../bridge/server.ts";
+import type { BridgeEnv } from "../bridge/settings.ts";
 import type { CursorPrompt } from "../prompt/transcript.ts";
 import type { AgentDefinition, ModelSelection, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
 import type { SettingSources } from "../settings/env-parse.ts";
@@ -40,6 +41,10 @@ export interface TurnSetup {
 	readonly subagents: { readonly agents?: Record<string, AgentDefinition>; readonly agentsDigest?: string };
 	/** A compaction or tree summary: a fresh tool-less agent on a temporary store, never a live run. */
 	readonly summary: boolean;
+	/** The Pi tool bridge's variables as this turn read them (the runtime plans the run's bridge from them). */
+	readonly bridgeEnv: BridgeEnv;
+	/** How Cursor's subagent calls are named on their cards (`PI_CURSOR_TASK_PRESENTATION`). */
+	readonly taskWording: "subagent" | "task";
 }
 
 /** Where a turn's SDK agent and prompt come from (a fresh agent per turn, or the session pool). */

@@ -1,64 +1,40 @@
 // Pi's tools called by Cursor, end to end: the real `pi` CLI with the built bundle and a helper extension's tools,
 // the real SDK whose MCP client reaches our loopback bridge, and the fake backend issuing the MCP call. Pi runs the
 // real tool through its normal path, and the result goes back into the same Cursor run.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
-import type { ClientLogEntry, FakeBackend } from "../support/fake-backend/client.ts";
+import type { ClientLogEntry } from "../support/fake-backend/client.ts";
 import type { JsonObject } from "../support/fake-backend/codec.ts";
-import {
-	cursorEnv,
-	endingPi,
-	HomeRegistry,
-	jsonLines,
-	leakedSecrets,
-	NO_RETRY,
-	PiProcess,
-	type PiRecord,
-	pool,
-	startTurnBackend,
-	testNothingLeftBehind,
-	withOutput,
-} from "../support/pi-turn.ts";
+import { jsonLines, leakedSecrets, type PiRecord, turnSuite, withOutput } from "../support/pi-turn.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
-const TIMEOUT_MS = 150_000;
 const MODEL = "cursor/composer-2.5";
 const TOOLS = join(REPO_ROOT, "test", "fixtures", "bridge-tools-extension.ts");
-const homes = new HomeRegistry();
-const limit = pool(3);
-let backend: FakeBackend;
 
 const mcpExec = (toolName: string, args: JsonObject = {}) => ({
 	exec: { mcp: { toolName, providerIdentifier: "pi_tools", args }, timeoutMs: 60_000 },
 });
 const finish = [{ text: "final answer" }, { turnEnded: { inputTokens: 5, outputTokens: 2 } }];
 
-beforeAll(async () => {
-	backend = await startTurnBackend({
-		scenarioMap: {
-			"[[bridge:echo]]": [{ exec: { requestContext: true } }, mcpExec("pi__echo_tool", { msg: "hi" }), ...finish],
-			"[[bridge:slow]]": [mcpExec("pi__slow_tool", { ms: 4_000 }), ...finish],
-			"[[bridge:hold]]": [mcpExec("pi__slow_tool", { ms: 60_000 }), ...finish],
-			"[[bridge:plain]]": [{ exec: { requestContext: true } }, ...finish],
-			"[[bridge:skill]]": [mcpExec("pi__cursor_activate_skill", { name: "release-notes" }), ...finish],
-			"[[bridge:ask]]": [
-				mcpExec("pi__cursor_ask_question", { question: "Which color?", options: ["red", "blue"] }),
-				...finish,
-			],
-		},
-	});
-}, 30_000);
-
-afterAll(async () => {
-	await backend?.stop();
-	homes.removeAll();
-}, 60_000);
+const suite = turnSuite({
+	scenarioMap: {
+		"[[bridge:echo]]": [{ exec: { requestContext: true } }, mcpExec("pi__echo_tool", { msg: "hi" }), ...finish],
+		"[[bridge:slow]]": [mcpExec("pi__slow_tool", { ms: 4_000 }), ...finish],
+		"[[bridge:hold]]": [mcpExec("pi__slow_tool", { ms: 60_000 }), ...finish],
+		"[[bridge:plain]]": [{ exec: { requestContext: true } }, ...finish],
+		"[[bridge:skill]]": [mcpExec("pi__cursor_activate_skill", { name: "release-notes" }), ...finish],
+		"[[bridge:ask]]": [
+			mcpExec("pi__cursor_ask_question", { question: "Which color?", options: ["red", "blue"] }),
+			...finish,
+		],
+	},
+});
 
 /** The fake's client log of the runs whose prompt contains `marker`. */
 async function logOf(marker: string): Promise<ClientLogEntry[]> {
-	const ids = new Set((await backend.runs()).filter((r) => r.userText?.includes(marker)).map((r) => r.requestId));
-	return (await backend.log()).filter((entry) => ids.has(entry.requestId));
+	const ids = new Set((await suite.backend.runs()).filter((r) => r.userText?.includes(marker)).map((r) => r.requestId));
+	return (await suite.backend.log()).filter((entry) => ids.has(entry.requestId));
 }
 
 const resultText = (record: PiRecord | undefined) =>
@@ -74,74 +50,58 @@ function sessionFiles(dir: string): string {
 		.join("\n");
 }
 
-test.concurrent(
+suite.test(
 	"Cursor calls a Pi extension's tool as pi__echo_tool: Pi runs it once, the result returns into the same run",
 	async () => {
-		await limit(async () => {
-			const home = homes.create(NO_RETRY);
-			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "--mode", "json", "[[bridge:echo]] use the tool"], {
-				home,
-				env: cursorEnv(backend),
-			});
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				const records = jsonLines(pi.stdout);
-				const start = records.find((r) => r.type === "tool_execution_start");
-				const end = records.find((r) => r.type === "tool_execution_end");
-				const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-				const runs = (await backend.runRequests()).filter((r) => r.text?.includes("[[bridge:echo]]"));
-				const log = await logOf("[[bridge:echo]]");
-				const context = log.find((e) => e.resultCase === "request_context_result");
-				const mcpResult = log.find((e) => e.resultCase === "mcp_result");
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(start?.toolName).toBe("echo_tool"); // the real Pi name, not pi__echo_tool
-					expect(start?.args).toEqual({ msg: "hi" });
-					expect(start?.toolCallId).toMatch(/^cursor-pi-bridge-[0-9a-f]{32}-t\d+$/);
-					expect(resultText(end)).toBe("echo:hi");
-					expect(readFileSync(join(home.dir, "echo-runs.txt"), "utf8")).toBe("run\n"); // once
-					expect(JSON.stringify(context?.result)).toContain("pi__echo_tool"); // discovered through the SDK
-					expect(JSON.stringify(mcpResult?.result)).toContain("echo:hi"); // back in the run
-					expect(runs).toHaveLength(1);
-					expect(runs[0]?.text).toContain("<pi_tools>"); // the manifest of the bootstrap prompt
-					expect(assistants.map((a) => a.message.stopReason)).toEqual(["toolUse", "stop"]);
-					expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
-					expect(pi.stdout + pi.stderr + sessionFiles(home.dir)).not.toMatch(BRIDGE_URL);
-					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
-				});
-			});
+		const home = suite.home();
+		const result = await suite.run(["-e", TOOLS, "--model", MODEL, "--mode", "json", "[[bridge:echo]] use the tool"], {
+			home,
+		});
+		const records = jsonLines(result.stdout);
+		const start = records.find((r) => r.type === "tool_execution_start");
+		const end = records.find((r) => r.type === "tool_execution_end");
+		const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
+		const runs = (await suite.backend.runRequests()).filter((r) => r.text?.includes("[[bridge:echo]]"));
+		const log = await logOf("[[bridge:echo]]");
+		const context = log.find((e) => e.resultCase === "request_context_result");
+		const mcpResult = log.find((e) => e.resultCase === "mcp_result");
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(start?.toolName).toBe("echo_tool"); // the real Pi name, not pi__echo_tool
+			expect(start?.args).toEqual({ msg: "hi" });
+			expect(start?.toolCallId).toMatch(/^cursor-pi-bridge-[0-9a-f]{32}-t\d+$/);
+			expect(resultText(end)).toBe("echo:hi");
+			expect(readFileSync(join(home.dir, "echo-runs.txt"), "utf8")).toBe("run\n"); // once
+			expect(JSON.stringify(context?.result)).toContain("pi__echo_tool"); // discovered through the SDK
+			expect(JSON.stringify(mcpResult?.result)).toContain("echo:hi"); // back in the run
+			expect(runs).toHaveLength(1);
+			expect(runs[0]?.text).toContain("<pi_tools>"); // the manifest of the bootstrap prompt
+			expect(assistants.map((a) => a.message.stopReason)).toEqual(["toolUse", "stop"]);
+			expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
+			expect(result.stdout + result.stderr + sessionFiles(home.dir)).not.toMatch(BRIDGE_URL);
+			expect(leakedSecrets(result.stdout + result.stderr)).toEqual([]);
 		});
 	},
-	TIMEOUT_MS,
 );
 
-test.concurrent(
+suite.test(
 	"a call past PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS fails cleanly for Cursor, and the run still finishes",
 	async () => {
-		await limit(async () => {
-			const home = homes.create(NO_RETRY);
-			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "--mode", "json", "[[bridge:slow]] wait"], {
-				home,
-				env: cursorEnv(backend, { PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "1500" }),
-			});
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				const records = jsonLines(pi.stdout);
-				const mcpResult = (await logOf("[[bridge:slow]]")).find((e) => e.resultCase === "mcp_result");
-				const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(JSON.stringify(mcpResult?.result)).not.toContain("slow done"); // Cursor got the timeout
-					expect(JSON.stringify(mcpResult?.result)).toMatch(/time|deadline/i);
-					expect(assistants.at(-1)?.message.stopReason).toBe("stop");
-					expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
-				});
-			});
+		const result = await suite.run(["-e", TOOLS, "--model", MODEL, "--mode", "json", "[[bridge:slow]] wait"], {
+			env: { PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "1500" },
+		});
+		const mcpResult = (await logOf("[[bridge:slow]]")).find((e) => e.resultCase === "mcp_result");
+		const assistants = jsonLines(result.stdout).filter(
+			(r) => r.type === "message_end" && r.message?.role === "assistant",
+		);
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(JSON.stringify(mcpResult?.result)).not.toContain("slow done"); // Cursor got the timeout
+			expect(JSON.stringify(mcpResult?.result)).toMatch(/time|deadline/i);
+			expect(assistants.at(-1)?.message.stopReason).toBe("stop");
+			expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
 		});
 	},
-	TIMEOUT_MS,
 );
 
 /** TCP ports the process listens on (from /proc: its socket inodes in LISTEN state). */
@@ -167,150 +127,99 @@ function listeningPorts(pid: number): number[] {
 	return ports;
 }
 
-test.concurrent(
+suite.test(
 	"abort while a bridged tool runs: the tool's signal fires, the run is cancelled, the bridge port is closed",
 	async () => {
-		await limit(async () => {
-			const home = homes.create(NO_RETRY);
-			const pi = new PiProcess(["-e", TOOLS, "--mode", "rpc", "--no-session", "--model", MODEL], {
-				home,
-				env: cursorEnv(backend),
+		const home = suite.home();
+		await suite.withPi(["-e", TOOLS, "--mode", "rpc", "--no-session", "--model", MODEL], { home }, async (pi) => {
+			pi.send({ id: "p", type: "prompt", message: "[[bridge:hold]] hold on" });
+			await pi.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "slow_tool", 60_000);
+			const listening = listeningPorts(pi.child.pid ?? 0);
+			pi.send({ id: "a", type: "abort" });
+			await pi.waitFor((r) => r.type === "agent_end", 10_000);
+			const runs = await suite.backend.waitForRuns(
+				(all) => all.some((r) => r.userText?.includes("[[bridge:hold]]") && r.clientClosed),
+				10_000,
+			);
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			withOutput(pi, () => {
+				expect(listening).toHaveLength(1); // the bridge, on loopback only
+				expect(existsSync(join(home.dir, "slow-aborted.txt"))).toBe(true);
+				expect(runs.find((r) => r.userText?.includes("[[bridge:hold]]"))?.clientClosed).toBe(true);
+				expect(listeningPorts(pi.child.pid ?? 0)).toEqual([]);
 			});
-			await endingPi(pi, async () => {
-				pi.send({ id: "p", type: "prompt", message: "[[bridge:hold]] hold on" });
-				await pi.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "slow_tool", 60_000);
-				const listening = listeningPorts(pi.child.pid ?? 0);
-				pi.send({ id: "a", type: "abort" });
-				await pi.waitFor((r) => r.type === "agent_end", 10_000);
-				const runs = await backend.waitForRuns(
-					(all) => all.some((r) => r.userText?.includes("[[bridge:hold]]") && r.clientClosed),
-					10_000,
-				);
-				await new Promise((resolve) => setTimeout(resolve, 300));
-				withOutput(pi, () => {
-					expect(listening).toHaveLength(1); // the bridge, on loopback only
-					expect(existsSync(join(home.dir, "slow-aborted.txt"))).toBe(true);
-					expect(runs.find((r) => r.userText?.includes("[[bridge:hold]]"))?.clientClosed).toBe(true);
-					expect(listeningPorts(pi.child.pid ?? 0)).toEqual([]);
-				});
-				await pi.close();
-			});
+			await pi.close();
 		});
 	},
-	TIMEOUT_MS,
 );
 
-test.concurrent(
-	"PI_CURSOR_PI_TOOL_BRIDGE=0: no server, no pi__ tools, no manifest",
-	async () => {
-		await limit(async () => {
-			const home = homes.create(NO_RETRY);
-			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "-p", "[[bridge:plain]] no bridge"], {
-				home,
-				env: cursorEnv(backend, { PI_CURSOR_PI_TOOL_BRIDGE: "0" }),
-			});
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				const runs = (await backend.runRequests()).filter((r) => r.text?.includes("[[bridge:plain]]"));
-				const context = (await logOf("[[bridge:plain]]")).find((e) => e.resultCase === "request_context_result");
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(pi.stdout).toBe("final answer\n");
-					expect(runs[0]?.text).not.toContain("<pi_tools>");
-					expect(JSON.stringify(context?.result)).not.toContain("pi__");
-				});
-			});
-		});
-	},
-	TIMEOUT_MS,
-);
+suite.test("PI_CURSOR_PI_TOOL_BRIDGE=0: no server, no pi__ tools, no manifest", async () => {
+	const result = await suite.run(["-e", TOOLS, "--model", MODEL, "-p", "[[bridge:plain]] no bridge"], {
+		env: { PI_CURSOR_PI_TOOL_BRIDGE: "0" },
+	});
+	const runs = (await suite.backend.runRequests()).filter((r) => r.text?.includes("[[bridge:plain]]"));
+	const context = (await logOf("[[bridge:plain]]")).find((e) => e.resultCase === "request_context_result");
+	withOutput(result, () => {
+		expect(result.code).toBe(0);
+		expect(result.stdout).toBe("final answer\n");
+		expect(runs[0]?.text).not.toContain("<pi_tools>");
+		expect(JSON.stringify(context?.result)).not.toContain("pi__");
+	});
+});
 
-test.concurrent(
+suite.test(
 	"PI_CURSOR_ASK_QUESTION=1: Cursor asks through pi__cursor_ask_question, the user's pick goes back to Cursor",
 	async () => {
-		await limit(async () => {
-			const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", MODEL], {
-				home: homes.create(NO_RETRY),
-				env: cursorEnv(backend, { PI_CURSOR_ASK_QUESTION: "1" }),
+		const args = ["--mode", "rpc", "--no-session", "--model", MODEL];
+		await suite.withPi(args, { env: { PI_CURSOR_ASK_QUESTION: "1" } }, async (pi) => {
+			pi.send({ id: "p", type: "prompt", message: "[[bridge:ask]] ask me" });
+			const dialog = await pi.waitFor((r) => r.type === "extension_ui_request" && r.method === "select", 60_000);
+			pi.send({ type: "extension_ui_response", id: dialog.id, value: "blue" });
+			await pi.waitFor((r) => r.type === "agent_end", 60_000);
+			const mcpResult = (await logOf("[[bridge:ask]]")).find((e) => e.resultCase === "mcp_result");
+			withOutput(pi, () => {
+				expect(dialog.title).toBe("Which color?");
+				expect(dialog.options).toEqual(["red", "blue"]);
+				expect(JSON.stringify(mcpResult?.result)).toContain("The user answered: blue");
 			});
-			await endingPi(pi, async () => {
-				pi.send({ id: "p", type: "prompt", message: "[[bridge:ask]] ask me" });
-				const dialog = await pi.waitFor((r) => r.type === "extension_ui_request" && r.method === "select", 60_000);
-				pi.send({ type: "extension_ui_response", id: dialog.id, value: "blue" });
-				await pi.waitFor((r) => r.type === "agent_end", 60_000);
-				const mcpResult = (await logOf("[[bridge:ask]]")).find((e) => e.resultCase === "mcp_result");
-				withOutput(pi, () => {
-					expect(dialog.title).toBe("Which color?");
-					expect(dialog.options).toEqual(["red", "blue"]);
-					expect(JSON.stringify(mcpResult?.result)).toContain("The user answered: blue");
-				});
-				await pi.close();
-			});
+			await pi.close();
 		});
 	},
-	TIMEOUT_MS,
 );
 
-test.concurrent(
-	"with a Pi skill loaded, Cursor loads its SKILL.md through pi__cursor_activate_skill",
-	async () => {
-		await limit(async () => {
-			const home = homes.create(NO_RETRY);
-			home.writeAgentFile(
-				"skills/release-notes/SKILL.md",
-				"---\nname: release-notes\ndescription: Write release notes from git history.\n---\nStep 1: run git log.\n",
-			);
-			const pi = new PiProcess(["--model", MODEL, "--mode", "json", "[[bridge:skill]] notes please"], {
-				home,
-				env: cursorEnv(backend),
-			});
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				const start = jsonLines(pi.stdout).find((r) => r.type === "tool_execution_start");
-				const mcpResult = (await logOf("[[bridge:skill]]")).find((e) => e.resultCase === "mcp_result");
-				const prompt = (await backend.runs()).find((r) => r.userText?.includes("[[bridge:skill]]"))?.userText ?? "";
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(start?.toolName).toBe("cursor_activate_skill");
-					expect(JSON.stringify(mcpResult?.result)).toContain("Step 1: run git log.");
-					// The catalog Cursor sees names the skill and points at the tool, not at a file it cannot read.
-					expect(prompt).toContain("<name>release-notes</name>");
-					expect(prompt).toContain("load the skill with the pi__cursor_activate_skill tool");
-					expect(prompt).not.toContain("release-notes/SKILL.md</location>");
-				});
-			});
-		});
-	},
-	TIMEOUT_MS,
-);
+suite.test("with a Pi skill loaded, Cursor loads its SKILL.md through pi__cursor_activate_skill", async () => {
+	const home = suite.home();
+	home.writeAgentFile(
+		"skills/release-notes/SKILL.md",
+		"---\nname: release-notes\ndescription: Write release notes from git history.\n---\nStep 1: run git log.\n",
+	);
+	const result = await suite.run(["--model", MODEL, "--mode", "json", "[[bridge:skill]] notes please"], { home });
+	const start = jsonLines(result.stdout).find((r) => r.type === "tool_execution_start");
+	const mcpResult = (await logOf("[[bridge:skill]]")).find((e) => e.resultCase === "mcp_result");
+	const prompt = (await suite.backend.runs()).find((r) => r.userText?.includes("[[bridge:skill]]"))?.userText ?? "";
+	withOutput(result, () => {
+		expect(result.code).toBe(0);
+		expect(start?.toolName).toBe("cursor_activate_skill");
+		expect(JSON.stringify(mcpResult?.result)).toContain("Step 1: run git log.");
+		// The catalog Cursor sees names the skill and points at the tool, not at a file it cannot read.
+		expect(prompt).toContain("<name>release-notes</name>");
+		expect(prompt).toContain("load the skill with the pi__cursor_activate_skill tool");
+		expect(prompt).not.toContain("release-notes/SKILL.md</location>");
+	});
+});
 
-test.concurrent(
-	"/cursor-tools lists what Cursor can call and why the other tools are not bridged",
-	async () => {
-		await limit(async () => {
-			const pi = new PiProcess(["-e", TOOLS, "--model", MODEL, "-p", "/cursor-tools"], {
-				home: homes.create(NO_RETRY),
-				env: cursorEnv(backend),
-			});
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(pi.stdout).toBe(""); // print mode: the report goes to stderr
-					expect(pi.stderr).toContain("Pi tool bridge: on");
-					expect(pi.stderr).toContain("echo_tool → pi__echo_tool");
-					expect(pi.stderr).toContain("slow_tool → pi__slow_tool");
-					expect(pi.stderr).toMatch(/bash: Pi built-in/);
-					expect(pi.stderr).toContain("cursor: shows Cursor's own tool calls");
-					expect(pi.stderr).toContain("Cursor setting sources: all");
-				});
-			});
-		});
-	},
-	TIMEOUT_MS,
-);
+suite.test("/cursor-tools lists what Cursor can call and why the other tools are not bridged", async () => {
+	const result = await suite.run(["-e", TOOLS, "--model", MODEL, "-p", "/cursor-tools"]);
+	withOutput(result, () => {
+		expect(result.code).toBe(0);
+		expect(result.stdout).toBe(""); // print mode: the report goes to stderr
+		expect(result.stderr).toContain("Pi tool bridge: on");
+		expect(result.stderr).toContain("echo_tool → pi__echo_tool");
+		expect(result.stderr).toContain("slow_tool → pi__slow_tool");
+		expect(result.stderr).toMatch(/bash: Pi built-in/);
+		expect(result.stderr).toContain("cursor: shows Cursor's own tool calls");
+		expect(result.stderr).toContain("Cursor setting sources: all");
+	});
+});
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

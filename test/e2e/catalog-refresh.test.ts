@@ -2,12 +2,12 @@
 // Cursor backend (CURSOR_BACKEND_URL). Success publishes the new rows and caches them (0600, keyed by a fingerprint,
 // never the key); 401 / refused / hanging backends give one actionable, scrubbed error and leave the catalog alone;
 // a restart restores the cached catalog offline, without a single request.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeBackend, type RestBehaviour, startFakeBackend } from "../support/fake-backend/client.ts";
-import { HomeRegistry, type PiHost, parseModelTable, piHosts, runPi, type TempHome } from "../support/pi.ts";
-import { liveRpcProcesses, notifications, pool, type RpcPi, refusedBackendUrl, startRpcPi } from "../support/rpc.ts";
+import { type PiHost, parseModelTable, piHosts, runPi, type TempHome } from "../support/pi.ts";
+import { notifications, type RpcPi, rpcSuite } from "../support/rpc.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
 const TIMEOUT_MS = 150_000;
@@ -45,23 +45,13 @@ const LIVE_ROWS = [
 	"nova-1@200k",
 ].sort();
 
-const limit = pool(3);
-const homes = new HomeRegistry();
+const suite = rpcSuite();
+const { limit } = suite;
+const home = () => suite.home();
 const backends: FakeBackend[] = [];
-const rpcs: RpcPi[] = [];
-let refusedUrl: string;
-
-beforeAll(async () => {
-	refusedUrl = await refusedBackendUrl();
-});
 afterAll(async () => {
-	await Promise.all(rpcs.map((p) => p.kill()));
 	await Promise.all(backends.map((b) => b.stop()));
-	homes.removeAll();
-	expect(liveRpcProcesses()).toBe(0);
 });
-
-const home = () => homes.create();
 
 async function fake(rest: Partial<RestBehaviour>): Promise<FakeBackend> {
 	const backend = await startFakeBackend({ rest });
@@ -103,13 +93,12 @@ async function refreshOnce(
 	pi: RpcPi;
 }> {
 	return limit(async () => {
-		const pi = startRpcPi(["--model", "cursor/composer-2", "--no-session"], {
+		const pi = suite.start(["--model", "cursor/composer-2", "--no-session"], {
 			home: h,
 			env,
 			host,
 			lifetimeMs: 120_000,
 		});
-		rpcs.push(pi);
 		try {
 			await pi.ready(60_000);
 			const before = await modelIds(pi);
@@ -227,13 +216,13 @@ describe.concurrent("/cursor-refresh-models", () => {
 			const h = home();
 			const { notes, before, after } = await refreshOnce(h, {
 				CURSOR_API_KEY: "key_test_refused_r4t5y6",
-				CURSOR_BACKEND_URL: refusedUrl,
+				CURSOR_BACKEND_URL: suite.refusedUrl,
 			});
 			expect(notes).toHaveLength(1);
 			const [note] = notes;
 			expect(note?.type).toBe("error");
 			expect(note?.message).toBe(
-				`Could not refresh Cursor models: Cursor could not be reached (network error): ${new URL(refusedUrl).host} refused the connection (ECONNREFUSED). Check your network connection, proxy or firewall, then retry. The current catalog is unchanged.`,
+				`Could not refresh Cursor models: Cursor could not be reached (network error): ${new URL(suite.refusedUrl).host} refused the connection (ECONNREFUSED). Check your network connection, proxy or firewall, then retry. The current catalog is unchanged.`,
 			);
 			expect(after).toEqual(before);
 			expect(cacheText(h)).toBeUndefined();

@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { CLOUD_ACK_TITLE } from "../../src/cloud/ack.ts";
 import { cloudFakeForFile } from "../support/cloud-fake/client.ts";
 import { HomeRegistry, NO_RETRY, TEST_KEY } from "../support/pi-turn.ts";
-import { TmuxSession } from "../support/tmux.ts";
-import { BUNDLE, ensureTool } from "../support/toolchain.ts";
+import { piTerminal, type TmuxSession } from "../support/tmux.ts";
 
 const REPO = "https://github.com/acme/app";
 const cloud = cloudFakeForFile({
@@ -30,16 +29,8 @@ const footer = (screen: string) => screen.split("\n").find((line) => line.includ
 test("/cursor-runtime cloud, the one-time confirmation, and a streamed cloud answer with its branch", async () => {
 	const { fake } = cloud;
 	const home = homes.create(NO_RETRY);
-	const env = home.env({
-		TERM: "xterm-256color",
-		CURSOR_BACKEND_URL: fake.url,
-		CURSOR_API_KEY: TEST_KEY,
-		PI_CURSOR_CLOUD_REPO: REPO,
-	});
-	const pi = `${ensureTool("node24")} ${ensureTool("pi@1.6.0")}`;
-	terminal = new TmuxSession(home.dir, `exec ${pi} -ne -e ${BUNDLE} --model cursor/composer-2`, {
-		env,
-		cwd: home.dir,
+	terminal = piTerminal(home, ["--model", "cursor/composer-2"], {
+		env: { CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY, PI_CURSOR_CLOUD_REPO: REPO },
 		height: 60,
 	});
 	await terminal.waitForScreen((text) => text.includes("cursor:local"), "Pi's footer");

@@ -4,37 +4,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { type FakeBackend, startFakeBackend } from "../support/fake-backend/client.ts";
-import { HomeRegistry, runPi, type TempHome } from "../support/pi.ts";
-import {
-	liveRpcProcesses,
-	notifications,
-	pool,
-	type RpcPi,
-	refusedBackendUrl,
-	startRpcPi,
-	statuses,
-} from "../support/rpc.ts";
+import { runPi, type TempHome } from "../support/pi.ts";
+import { notifications, rpcSuite, statuses } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
 const KEY = "key_test_badinput_z1x2c3";
 
-const limit = pool(3);
-const homes = new HomeRegistry();
-const rpcs: RpcPi[] = [];
-let refusedUrl: string;
+const suite = rpcSuite();
+const { limit } = suite;
+const home = () => suite.home();
 let backend: FakeBackend;
 
 beforeAll(async () => {
-	[refusedUrl, backend] = await Promise.all([refusedBackendUrl(), startFakeBackend()]);
+	backend = await startFakeBackend();
 });
 afterAll(async () => {
-	await Promise.all(rpcs.map((p) => p.kill()));
 	await backend?.stop();
-	homes.removeAll();
-	expect(liveRpcProcesses()).toBe(0);
 });
-
-const home = () => homes.create();
 
 const BAD_FILES = [
 	{
@@ -71,11 +57,10 @@ describe.concurrent("an unusable cursor-sdk.json", () => {
 				const path = badConfig(h, bad.content);
 				const before = statSync(path);
 				await limit(async () => {
-					const pi = startRpcPi(["--model", "cursor/composer-2", "--no-session"], {
+					const pi = suite.start(["--model", "cursor/composer-2", "--no-session"], {
 						home: h,
-						env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: refusedUrl },
+						env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: suite.refusedUrl },
 					});
-					rpcs.push(pi);
 					try {
 						await pi.ready(60_000);
 						const startup = notifications(pi.records);
@@ -166,7 +151,7 @@ describe.concurrent("invalid --cursor-* flags", () => {
 				const result = await limit(() =>
 					runPi([...c.args, "--model", "cursor/composer-2", "--no-session", "-p", "hi"], {
 						home: home(),
-						env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: refusedUrl },
+						env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: suite.refusedUrl },
 						timeoutMs: 90_000,
 					}),
 				);
@@ -181,11 +166,10 @@ describe.concurrent("invalid --cursor-* flags", () => {
 			`${c.name} is reported as an error notice in RPC mode`,
 			async () => {
 				await limit(async () => {
-					const pi = startRpcPi([...c.args, "--model", "cursor/composer-2", "--no-session"], {
+					const pi = suite.start([...c.args, "--model", "cursor/composer-2", "--no-session"], {
 						home: home(),
-						env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: refusedUrl },
+						env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: suite.refusedUrl },
 					});
-					rpcs.push(pi);
 					try {
 						await pi.ready(60_000);
 						expect(notifications(pi.records)).toEqual([{ message: c.message, type: "error" }]);

@@ -1,41 +1,19 @@
 // Issue 4 acceptance, status and commands: in `pi --mode rpc` the Cursor status (`setStatus("cursor", …)`) and the
 // command notices arrive as `extension_ui_request` records. Exact strings per cursor-model-ux-spec.md ("Fast
 // Behavior", "Cursor SDK Mode Behavior", "Footer Behavior"). A tiny faux provider stands in for a non-Cursor model.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { HomeRegistry, type PiHost, piHosts, type TempHome } from "../support/pi.ts";
-import {
-	liveRpcProcesses,
-	notifications,
-	pool,
-	type RpcPi,
-	type RpcRecord,
-	refusedBackendUrl,
-	startRpcPi,
-	statuses,
-} from "../support/rpc.ts";
+import { type PiHost, piHosts, type TempHome } from "../support/pi.ts";
+import { notifications, type RpcPi, type RpcRecord, rpcSuite, statuses } from "../support/rpc.ts";
 import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
 
 const FAUX = join(REPO_ROOT, "test", "fixtures", "faux-provider-extension.ts");
 const TIMEOUT_MS = 120_000;
 const KEY = "key_test_controls_k1l2m3";
 
-const limit = pool(3);
-const homes = new HomeRegistry();
-const rpcs: RpcPi[] = [];
-let refusedUrl: string;
-
-beforeAll(async () => {
-	refusedUrl = await refusedBackendUrl();
-});
-afterAll(async () => {
-	await Promise.all(rpcs.map((p) => p.kill()));
-	homes.removeAll();
-	expect(liveRpcProcesses()).toBe(0);
-});
-
-const home = () => homes.create();
+const suite = rpcSuite();
+const home = () => suite.home();
 
 function hostNamed(fragment: string): PiHost {
 	const host = piHosts().find((h) => h.name.includes(fragment));
@@ -49,15 +27,14 @@ function withRpcPi(
 	body: (pi: RpcPi, h: TempHome) => Promise<void>,
 	options: { env?: Record<string, string>; host?: PiHost; home?: TempHome } = {},
 ): Promise<void> {
-	return limit(async () => {
+	return suite.limit(async () => {
 		const h = options.home ?? home();
-		const pi = startRpcPi([...args, "--no-session"], {
+		const pi = suite.start([...args, "--no-session"], {
 			home: h,
 			host: options.host,
 			extensions: [BUNDLE, FAUX],
-			env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: refusedUrl, ...options.env },
+			env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: suite.refusedUrl, ...options.env },
 		});
-		rpcs.push(pi);
 		try {
 			await pi.ready(60_000);
 			await body(pi, h);

@@ -4,12 +4,12 @@
 // behind, offers no session to resume, and the user's own home is never touched. Print mode (`npm run demo -- -p …`)
 // prints the scripted answer; `/cursor-usage refresh` there bills exactly what the script reported, at no cost.
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TempHome } from "../support/pi.ts";
 import { descendantProcesses, waitNoProcesses } from "../support/pi-turn.ts";
+import { runProcess } from "../support/processes.ts";
 import { TmuxSession } from "../support/tmux.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
@@ -161,20 +161,11 @@ test(
 	"print mode prints the scripted answer, with the notice on stderr",
 	async () => {
 		const machine = userMachine();
-		const child = spawn("node", ["build/demo.mjs", "--no-build", "-p", "hello", "/cursor-usage refresh"], {
-			cwd: REPO_ROOT,
-			env: machine.env,
-			stdio: ["ignore", "pipe", "pipe"],
-		});
-		let stdout = "";
-		let stderr = "";
-		child.stdout.on("data", (chunk) => {
-			stdout += chunk;
-		});
-		child.stderr.on("data", (chunk) => {
-			stderr += chunk;
-		});
-		const code = await new Promise((resolve) => child.on("close", resolve));
+		const { code, stdout, stderr } = await runProcess(
+			"node",
+			["build/demo.mjs", "--no-build", "-p", "hello", "/cursor-usage refresh"],
+			{ cwd: REPO_ROOT, env: machine.env, timeoutMs: TIMEOUT_MS },
+		);
 		expect({ code, stderr: stderr.includes("nothing is sent to Cursor") }).toEqual({ code: 0, stderr: true });
 		expect(stdout).toStartWith(DEMO_ANSWER_START);
 		// The scripted turn reports 1800 input and 120 output tokens (build/demo-script.mjs); Cursor "billed" that.

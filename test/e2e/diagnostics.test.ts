@@ -1,29 +1,18 @@
 // Diagnostics a user runs when something is off, end to end (real `pi`, the built bundle, the real @cursor/sdk, the
 // loopback fake backend): /cursor-doctor in print mode (healthy, rejected key, stale native override, a failed
 // turn), the PI_CURSOR_SDK_EVENT_DEBUG capture, and context windows learned from a run's checkpoint.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { beforeAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LEARNED_WINDOWS_FILENAME } from "../../src/catalog/learned-windows.ts";
 import { EVENT_CAPTURE_DIR } from "../../src/usage/event-capture.ts";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { parseModelTable, piHosts, runPi } from "../support/pi.ts";
-import {
-	cursorEnv,
-	HomeRegistry,
-	leakedSecrets,
-	NO_RETRY,
-	pool,
-	startTurnBackend,
-	testNothingLeftBehind,
-	withOutput,
-} from "../support/pi-turn.ts";
+import { cursorEnv, leakedSecrets, startTurnBackend, TURN_TEST_MS, turnSuite, withOutput } from "../support/pi-turn.ts";
 import { isNotify, startRpcPi } from "../support/rpc.ts";
 
-const TIMEOUT_MS = 150_000;
-const homes = new HomeRegistry();
-const limit = pool(3);
-let backend: FakeBackend;
+const TIMEOUT_MS = TURN_TEST_MS;
+const DOCTOR = ["--model", "cursor/composer-2", "-p", "/cursor-doctor"];
 let rejecting: FakeBackend;
 
 /** A protobuf varint. */
@@ -48,8 +37,8 @@ function checkpointHex(usedTokens: number, maxTokens: number): string {
 
 const LEARNED_WINDOW = 150_000;
 
-beforeAll(async () => {
-	const scenarioMap = {
+const suite = turnSuite({
+	scenarioMap: {
 		"[[diag:answer]]": {
 			name: "answer",
 			steps: [
@@ -68,23 +57,17 @@ beforeAll(async () => {
 			],
 		},
 		"[[diag:fail]]": { name: "fail", steps: [{ error: { code: "internal", message: "the fake backend broke" } }] },
-	};
-	[backend, rejecting] = await Promise.all([
-		startTurnBackend({ scenarioMap }),
-		startTurnBackend({ rest: { routes: { "GET /v1/me": { status: 401 } } } }),
-	]);
+	},
 });
 
-afterAll(() => homes.removeAll());
-
-function doctor(env: Record<string, string | undefined>) {
-	return limit(() => runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], { home: homes.create(), env }));
-}
+beforeAll(async () => {
+	rejecting = await startTurnBackend({ rest: { routes: { "GET /v1/me": { status: 401 } } } });
+});
 
 test(
 	"/cursor-doctor in print mode against the healthy fake: every check ok, report on stderr, stdout clean, no key",
 	async () => {
-		const result = await doctor(cursorEnv(backend));
+		const result = await suite.run(DOCTOR);
 		withOutput(result, () => {
 			expect(result.code).toBe(0);
 			expect(result.stdout).toBe("");
@@ -105,11 +88,7 @@ for (const host of piHosts().slice(1)) {
 	test(
 		`/cursor-doctor in print mode on ${host.name}: exit code 0 when healthy, 1 when a check fails`,
 		async () => {
-			const run = (env: Record<string, string>) =>
-				limit(() =>
-					runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], { host, home: homes.create(), env }),
-				);
-			const result = await run(cursorEnv(backend));
+			const result = await suite.run(DOCTOR, { host });
 			withOutput(result, () => {
 				expect(result.code).toBe(0);
 				expect(result.stdout).toBe("");
@@ -117,7 +96,7 @@ for (const host of piHosts().slice(1)) {
 				expect(result.stderr).toContain("@cursor/sdk 1.0.32");
 				expect(result.stderr).not.toContain("[FAIL]");
 			});
-			const rejected = await run(cursorEnv(rejecting));
+			const rejected = await suite.run(DOCTOR, { host, env: cursorEnv(rejecting) });
 			withOutput(rejected, () => {
 				expect(rejected.code).toBe(1);
 				expect(rejected.stderr).toContain("[FAIL] Cursor accepts the key");
@@ -130,7 +109,7 @@ for (const host of piHosts().slice(1)) {
 test(
 	"/cursor-doctor when Cursor rejects the key (HTTP 401): the key check fails with the fix, and the exit code says so",
 	async () => {
-		const result = await doctor(cursorEnv(rejecting));
+		const result = await suite.run(DOCTOR, { env: cursorEnv(rejecting) });
 		withOutput(result, () => {
 			expect(result.code).toBe(1);
 			expect(result.stderr).toStartWith("Cursor doctor report: 1 check failed");
@@ -146,14 +125,9 @@ test(
 test(
 	"/cursor-doctor with a stale explicit CURSOR_TREE_SITTER_VENDOR_DIR: a warning naming the variable",
 	async () => {
-		const home = homes.create();
+		const home = suite.home();
 		const stale = join(home.dir, "old-install", "vendor");
-		const result = await limit(() =>
-			runPi(["--model", "cursor/composer-2", "-p", "/cursor-doctor"], {
-				home,
-				env: cursorEnv(backend, { CURSOR_TREE_SITTER_VENDOR_DIR: stale }),
-			}),
-		);
+		const result = await suite.run(DOCTOR, { home, env: { CURSOR_TREE_SITTER_VENDOR_DIR: stale } });
 		withOutput(result, () => {
 			expect(result.code).toBe(0);
 			expect(result.stderr).toContain(`[WARN] Native shell parser: CURSOR_TREE_SITTER_VENDOR_DIR=${stale}`);
@@ -167,8 +141,11 @@ test(
 test(
 	"after a failed turn, /cursor-doctor over RPC names the session's last (scrubbed) error",
 	async () => {
-		const home = homes.create({ ...NO_RETRY });
-		const pi = startRpcPi(["--model", "cursor/composer-2"], { home, env: cursorEnv(backend), lifetimeMs: TIMEOUT_MS });
+		const pi = startRpcPi(["--model", "cursor/composer-2"], {
+			home: suite.home(),
+			env: suite.env(),
+			lifetimeMs: TIMEOUT_MS,
+		});
 		await pi.ready();
 		const from = pi.mark();
 		await pi.prompt("[[diag:fail]] please");
@@ -187,14 +164,12 @@ test(
 test(
 	"PI_CURSOR_SDK_EVENT_DEBUG=1: a private capture of the run's SDK events, its path shown once, no key",
 	async () => {
-		const home = homes.create();
+		const home = suite.home();
 		const stateRoot = join(home.dir, "state");
-		const result = await limit(() =>
-			runPi(["--model", "cursor/composer-2", "-p", "[[diag:answer]] hello"], {
-				home,
-				env: cursorEnv(backend, { PI_CURSOR_SDK_EVENT_DEBUG: "1", PI_CURSOR_SDK_STATE_ROOT: stateRoot }),
-			}),
-		);
+		const result = await suite.run(["--model", "cursor/composer-2", "-p", "[[diag:answer]] hello"], {
+			home,
+			env: { PI_CURSOR_SDK_EVENT_DEBUG: "1", PI_CURSOR_SDK_STATE_ROOT: stateRoot },
+		});
 		const dir = join(stateRoot, EVENT_CAPTURE_DIR);
 		withOutput(result, () => {
 			expect(result.code).toBe(0);
@@ -229,14 +204,14 @@ test(
 test(
 	"a run on a model without a context parameter teaches its window: the next start lists the learned one",
 	async () => {
-		const home = homes.create();
-		const env = cursorEnv(backend);
+		const home = suite.home();
+		const env = suite.env();
 		const windowOf = async (id: string) => {
 			const list = await runPi(["--list-models", "cursor"], { home, env });
 			return parseModelTable(list.stdout).find((row) => row.model === id)?.context;
 		};
 		expect(await windowOf("composer-2")).toBe("200K");
-		const run = await limit(() => runPi(["--model", "cursor/composer-2", "-p", "[[diag:learn]] hi"], { home, env }));
+		const run = await suite.run(["--model", "cursor/composer-2", "-p", "[[diag:learn]] hi"], { home });
 		withOutput(run, () => expect(run.code).toBe(0));
 		const cache = join(home.agentDir, LEARNED_WINDOWS_FILENAME);
 		expect(statSync(cache).mode & 0o777).toBe(0o600);
@@ -253,4 +228,4 @@ test("the second backend stops", async () => {
 	await rejecting.stop();
 });
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

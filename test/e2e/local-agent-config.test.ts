@@ -2,31 +2,25 @@
 // the built bundle, the real @cursor/sdk and the loopback fake backend. Every run answers a request-context exec
 // first, so the fake decodes what the SDK really set up for the agent: its custom subagents, whether the sandbox
 // and auto-review are on, and the Cursor rules it loaded.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OWNER_FILE } from "../../src/session/cleanup.ts";
-import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { type PiHost, piHosts, runPi, type TempHome } from "../support/pi.ts";
-import { cursorEnv, HomeRegistry, startTurnBackend, TEST_KEY, testNothingLeftBehind } from "../support/pi-turn.ts";
+import { TEST_KEY, TURN_TEST_MS, turnSuite } from "../support/pi-turn.ts";
 import { isNotify, notifications, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
 
-const TIMEOUT_MS = 150_000;
-const homes = new HomeRegistry();
+const TIMEOUT_MS = TURN_TEST_MS;
+const suite = turnSuite({
+	defaultScenario: {
+		name: "context-then-answer",
+		steps: [{ exec: { requestContext: true } }, { text: "ok" }, { turnEnded: { inputTokens: 10, outputTokens: 1 } }],
+	},
+});
+const homes = suite.homes;
 const rpcs: RpcPi[] = [];
-let backend: FakeBackend;
-
-beforeAll(async () => {
-	backend = await startTurnBackend({
-		defaultScenario: {
-			name: "context-then-answer",
-			steps: [{ exec: { requestContext: true } }, { text: "ok" }, { turnEnded: { inputTokens: 10, outputTokens: 1 } }],
-		},
-	});
-}, 30_000);
 afterAll(async () => {
 	await Promise.all(rpcs.map((pi) => pi.kill()));
-	homes.removeAll();
 }, 30_000);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -39,7 +33,7 @@ function rpc(
 ): RpcPi {
 	const pi = startRpcPi(["--model", "cursor/composer-2", ...args], {
 		home,
-		env: cursorEnv(backend, options.env),
+		env: suite.env(options.env),
 		lifetimeMs: TIMEOUT_MS,
 		...(options.cwd ? { cwd: options.cwd } : {}),
 		...(options.host ? { host: options.host } : {}),
@@ -77,8 +71,8 @@ interface SeenRun {
 
 /** The runs whose prompt contains `marker`, in order, each with the request context its agent reported. */
 async function runsWith(marker: string): Promise<SeenRun[]> {
-	const requests = (await backend.runRequests()).filter((r) => r.text.includes(marker));
-	const contexts = await backend.requestContexts();
+	const requests = (await suite.backend.runRequests()).filter((r) => r.text.includes(marker));
+	const contexts = await suite.backend.requestContexts();
 	return requests.map((r) => ({
 		conversationId: r.conversationId,
 		text: r.text,
@@ -338,7 +332,7 @@ describe("state root and /cursor-cleanup", () => {
 			chmodSync(root, 0o775);
 			const result = await runPi(["--model", "cursor/composer-2", "-p", "[[unsafe-root]] hi"], {
 				home,
-				env: cursorEnv(backend, { PI_CURSOR_SDK_STATE_ROOT: root }),
+				env: suite.env({ PI_CURSOR_SDK_STATE_ROOT: root }),
 				timeoutMs: 60_000,
 			});
 			expect(result.code).not.toBe(0);
@@ -361,7 +355,7 @@ describe("state root and /cursor-cleanup", () => {
 			for (const name of ["kept", "deleted-a", "deleted-b", "legacy"]) {
 				const result = await runPi(["--model", "cursor/composer-2", "-p", `[[cleanup:${name}]] hi`], {
 					home,
-					env: cursorEnv(backend, stateEnv),
+					env: suite.env(stateEnv),
 					timeoutMs: 60_000,
 				});
 				expect(result.code).toBe(0);
@@ -435,4 +429,4 @@ describe("state root and /cursor-cleanup", () => {
 	);
 });
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

@@ -9,20 +9,10 @@ import { Type } from "typebox";
 import type { BridgeCallHandler } from "../../src/bridge/calls.ts";
 import { type BridgeServer, startBridgeServer } from "../../src/bridge/server.ts";
 import { buildBridgeSurface } from "../../src/bridge/snapshot.ts";
-import type { FakeBackend } from "../support/fake-backend/client.ts";
-import { piHosts, runPi } from "../support/pi.ts";
-import {
-	cursorEnv,
-	HomeRegistry,
-	NO_RETRY,
-	startTurnBackend,
-	testNothingLeftBehind,
-	withOutput,
-} from "../support/pi-turn.ts";
+import { piHosts } from "../support/pi.ts";
+import { turnSuite, withOutput } from "../support/pi-turn.ts";
 
 const TIMEOUT_MS = 120_000;
-const homes = new HomeRegistry();
-let backend: FakeBackend;
 let server: BridgeServer;
 const outcomes: { aborted: boolean; finished: boolean }[] = [];
 
@@ -41,29 +31,28 @@ const slowTool: BridgeCallHandler = (call) =>
 		});
 	});
 
+const suite = turnSuite({
+	scenarioMap: {
+		"[[mcp-timeout:slow]]": [
+			{ exec: { mcp: { toolName: "pi__slow", providerIdentifier: "user_tools", args: {} }, timeoutMs: 30_000 } },
+			{ text: "done" },
+			{ turnEnded: { inputTokens: 1, outputTokens: 1 } },
+		],
+	},
+});
 beforeAll(async () => {
 	server = await startBridgeServer({
 		surface: buildBridgeSurface(["slow"], [{ name: "slow", description: "Slow.", parameters: Type.Object({}) }]),
 		handler: slowTool,
 		callTimeoutMs: 600_000,
 	});
-	backend = await startTurnBackend({
-		scenarioMap: {
-			"[[mcp-timeout:slow]]": [
-				{ exec: { mcp: { toolName: "pi__slow", providerIdentifier: "user_tools", args: {} }, timeoutMs: 30_000 } },
-				{ text: "done" },
-				{ turnEnded: { inputTokens: 1, outputTokens: 1 } },
-			],
-		},
-	});
 });
 afterAll(async () => {
 	await server?.close();
-	homes.removeAll();
 });
 
 function homeWithUserMcpServer() {
-	const home = homes.create(NO_RETRY);
+	const home = suite.home();
 	mkdirSync(join(home.dir, ".cursor"), { recursive: true });
 	writeFileSync(
 		join(home.dir, ".cursor", "mcp.json"),
@@ -79,15 +68,15 @@ test.each(hosts.map((host) => [host.name, host] as const))(
 	async (_name, host) => {
 		const before = outcomes.length;
 		const marker = `[[mcp-timeout:slow]] ${crypto.randomUUID()}`;
-		const result = await runPi(["--model", "cursor/composer-2.5", "-p", marker], {
+		const result = await suite.run(["--model", "cursor/composer-2.5", "-p", marker], {
 			host,
 			home: homeWithUserMcpServer(),
-			env: cursorEnv(backend, { PI_CURSOR_MCP_TOOL_TIMEOUT_MS: "1000" }),
+			env: { PI_CURSOR_MCP_TOOL_TIMEOUT_MS: "1000" },
 			timeoutMs: TIMEOUT_MS,
 		});
-		const runs = (await backend.runs()).filter((run) => run.userText?.includes(marker));
+		const runs = (await suite.backend.runs()).filter((run) => run.userText?.includes(marker));
 		const ids = new Set(runs.map((run) => run.requestId));
-		const log = (await backend.log()).filter((entry) => ids.has(entry.requestId));
+		const log = (await suite.backend.log()).filter((entry) => ids.has(entry.requestId));
 		withOutput(result, () => {
 			expect(result.code).toBe(0);
 			expect(result.stdout.trim()).toBe("done");
@@ -107,9 +96,9 @@ test(
 	async () => {
 		const before = outcomes.length;
 		const marker = `[[mcp-timeout:slow]] ${crypto.randomUUID()}`;
-		const result = await runPi(["--model", "cursor/composer-2.5", "-p", marker], {
+		const result = await suite.run(["--model", "cursor/composer-2.5", "-p", marker], {
 			home: homeWithUserMcpServer(),
-			env: cursorEnv(backend, { PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS: "soon" }),
+			env: { PI_CURSOR_MCP_TOOL_TIMEOUT_SECONDS: "soon" },
 			timeoutMs: TIMEOUT_MS,
 		});
 		withOutput(result, () => {
@@ -123,4 +112,4 @@ test(
 	TIMEOUT_MS,
 );
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

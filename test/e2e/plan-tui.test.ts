@@ -1,26 +1,18 @@
 // Plan, then build, in the real TUI (Pi in tmux, the real SDK against the fake backend): a plan-mode turn ends with
 // Cursor's plan as a readable card and the Build it / Keep planning / Dismiss choices; Build it starts an agent-mode
 // turn on the same Cursor agent without retyping anything, and the footer drops `· plan`.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, expect, test } from "bun:test";
 import { BUILD_PROMPT, PINNED_TO_PLAN } from "../../src/plan/approval.ts";
-import type { FakeBackend } from "../support/fake-backend/client.ts";
-import { cursorEnv, HomeRegistry, NO_RETRY, startTurnBackend, waitNoProcesses } from "../support/pi-turn.ts";
+import { turnSuite, waitNoProcesses } from "../support/pi-turn.ts";
 import { BUILD_ANSWER, BUILD_RUN, PLAN_RUN } from "../support/plan-runs.ts";
-import { TmuxSession } from "../support/tmux.ts";
-import { BUNDLE, ensureTool } from "../support/toolchain.ts";
+import { piTerminal, type TmuxSession } from "../support/tmux.ts";
 
-const homes = new HomeRegistry();
-let backend: FakeBackend;
+const suite = turnSuite({ scenarioMap: { "[[plan:tui]]": PLAN_RUN, [BUILD_PROMPT]: BUILD_RUN } });
+const { homes } = suite;
 let terminal: TmuxSession | undefined;
 
-beforeAll(async () => {
-	backend = await startTurnBackend({ scenarioMap: { "[[plan:tui]]": PLAN_RUN, [BUILD_PROMPT]: BUILD_RUN } });
-}, 30_000);
-
-afterAll(async () => {
+afterAll(() => {
 	terminal?.kill();
-	await backend?.stop();
-	homes.removeAll();
 });
 
 /** The footer's Cursor status line. */
@@ -30,7 +22,7 @@ const footer = (screen: string) => screen.split("\n").find((line) => line.includ
 async function planTurn(terminal: TmuxSession, prompt: string, n: number): Promise<string> {
 	terminal.type(prompt);
 	terminal.press("Enter");
-	await backend.waitForRuns((runs) => runs.length >= n);
+	await suite.backend.waitForRuns((runs) => runs.length >= n);
 	return terminal.waitForScreen(
 		(text) => text.includes("Build it") && text.includes("Keep planning") && text.includes("Dismiss"),
 		`the choices of plan ${n}`,
@@ -38,14 +30,7 @@ async function planTurn(terminal: TmuxSession, prompt: string, n: number): Promi
 }
 
 test("a plan-mode turn ends with the plan card and three choices; Keep planning and Dismiss stay in plan mode; Build it builds on the same agent and leaves plan mode", async () => {
-	const home = homes.create(NO_RETRY);
-	const env = home.env({ TERM: "xterm-256color", ...cursorEnv(backend) });
-	const pi = `${ensureTool("node24")} ${ensureTool("pi@1.6.0")}`;
-	terminal = new TmuxSession(home.dir, `exec ${pi} -ne -e ${BUNDLE} --model cursor/composer-2`, {
-		env,
-		cwd: home.dir,
-		height: 80,
-	});
+	terminal = piTerminal(suite.home(), ["--model", "cursor/composer-2"], { env: suite.env(), height: 80 });
 	await terminal.waitForScreen((text) => text.includes("cursor:local"), "Pi's footer");
 	// The trailing space leaves no argument completion open, so Enter submits instead of completing.
 	terminal.type("/cursor-mode plan ");
@@ -70,7 +55,7 @@ test("a plan-mode turn ends with the plan card and three choices; Keep planning 
 	terminal.press("Escape"); // Dismiss
 	screen = await terminal.waitForScreen((text) => text.includes("Plan kept"), "Dismiss's note");
 	expect(footer(screen)).toEndWith("· plan");
-	expect(await backend.runRequests()).toHaveLength(2); // nothing is sent without the user's choice
+	expect(await suite.backend.runRequests()).toHaveLength(2); // nothing is sent without the user's choice
 
 	await planTurn(terminal, "[[plan:tui]] Good, one more look", 3);
 	terminal.press("Enter"); // Build it is the first choice
@@ -79,7 +64,7 @@ test("a plan-mode turn ends with the plan card and three choices; Keep planning 
 	expect(footer(built)).toContain("cursor:local");
 	expect(footer(built)).not.toContain("plan");
 
-	const runs = await backend.runRequests();
+	const runs = await suite.backend.runRequests();
 	expect(runs.map((r) => r.mode)).toEqual(["plan", "plan", "plan", "agent"]);
 	expect(new Set(runs.map((r) => r.conversationId)).size).toBe(1); // one Cursor agent throughout
 	const build = runs[3];
@@ -92,13 +77,10 @@ test("a plan-mode turn ends with the plan card and three choices; Keep planning 
 }, 150_000);
 
 test("a run started with --cursor-mode plan says why it cannot build instead of offering Build it", async () => {
-	const home = homes.create(NO_RETRY);
-	const env = home.env({ TERM: "xterm-256color", ...cursorEnv(backend) });
-	const pi = `${ensureTool("node24")} ${ensureTool("pi@1.6.0")}`;
-	const args = "--model cursor/composer-2 --cursor-mode plan";
-	terminal = new TmuxSession(home.dir, `exec ${pi} -ne -e ${BUNDLE} ${args}`, { env, cwd: home.dir, height: 60 });
+	const args = ["--model", "cursor/composer-2", "--cursor-mode", "plan"];
+	terminal = piTerminal(suite.home(), args, { env: suite.env(), height: 60 });
 	await terminal.waitForScreen((text) => footer(text).endsWith("· plan"), "the footer's plan mode");
-	const before = (await backend.runRequests()).length;
+	const before = (await suite.backend.runRequests()).length;
 	terminal.type("[[plan:tui]] Plan a /hello command");
 	terminal.press("Enter");
 	const screen = await terminal.waitForScreen(
@@ -108,7 +90,7 @@ test("a run started with --cursor-mode plan says why it cannot build instead of 
 	expect(screen.replace(/\s+/g, " ")).toContain(`Cursor's plan: Add a /hello command. ${PINNED_TO_PLAN}`);
 	expect(screen).not.toContain("Keep planning");
 	expect(footer(screen)).toEndWith("· plan");
-	expect((await backend.runRequests()).length).toBe(before + 1);
+	expect((await suite.backend.runRequests()).length).toBe(before + 1);
 
 	terminal.press("C-d");
 	expect(await terminal.waitClosed(20_000)).toBe(true);

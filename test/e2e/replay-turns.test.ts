@@ -1,30 +1,20 @@
 // Cursor's own tool work as Pi tool cards, end to end: the real `pi` CLI with the built bundle, the real SDK and the
 // fake backend, which makes the SDK really run the shell and read calls in the test's workspace. One live Cursor run
 // spans several Pi provider turns (assistant toolUse → Pi's replay tool results → the same run goes on).
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { FakeBackend, Scenario } from "../support/fake-backend/client.ts";
+import type { Scenario } from "../support/fake-backend/client.ts";
 import {
-	cursorEnv,
-	endingPi,
-	HomeRegistry,
 	jsonLines,
 	leakedSecrets,
-	NO_RETRY,
-	PiProcess,
 	type PiRecord,
-	pool,
 	startTurnBackend,
-	testNothingLeftBehind,
+	turnSuite,
 	withOutput,
 } from "../support/pi-turn.ts";
 
-const TIMEOUT_MS = 150_000;
 const MODEL = "cursor/composer-2.5";
-const homes = new HomeRegistry();
-const limit = pool(3);
-let backend: FakeBackend;
 
 const EDIT_DIFF = "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1,2 @@\n hello notes\n+edited by cursor\n";
 
@@ -79,19 +69,7 @@ const SLOW_SHELL: Scenario = {
 	],
 };
 
-beforeAll(async () => {
-	backend = await startTurnBackend({
-		scenarioMap: {
-			"[[tour]]": TOOL_TOUR,
-			"[[slow-shell]]": SLOW_SHELL,
-		},
-	});
-}, 30_000);
-
-afterAll(async () => {
-	await backend?.stop();
-	homes.removeAll();
-}, 60_000);
+const suite = turnSuite({ scenarioMap: { "[[tour]]": TOOL_TOUR, "[[slow-shell]]": SLOW_SHELL } });
 
 const toolStarts = (records: PiRecord[]) => records.filter((r) => r.type === "tool_execution_start");
 const toolEnds = (records: PiRecord[]) => records.filter((r) => r.type === "tool_execution_end");
@@ -99,142 +77,107 @@ const resultText = (record: PiRecord) =>
 	(record.result?.content ?? []).map((c: { text?: string }) => c.text ?? "").join("");
 
 function workspace() {
-	const home = homes.create(NO_RETRY);
+	const home = suite.home();
 	writeFileSync(join(home.dir, "notes.md"), "hello notes\n");
 	return home;
 }
 
-test.concurrent(
+suite.test(
 	"a long shell command's output appears on its bash card while it runs (JSON: tool_execution_update before its end)",
 	async () => {
-		await limit(async () => {
-			const pi = new PiProcess(["--model", MODEL, "--mode", "json", "--no-session", "[[slow-shell]] run tests"], {
-				home: workspace(),
-				env: cursorEnv(backend),
-			});
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				const records = jsonLines(pi.stdout).filter((r) => r.type?.startsWith("tool_execution_"));
-				const shown = records.map((r) =>
-					[r.type, ...(r.partialResult?.content ?? r.result?.content ?? []).map((c: { text?: string }) => c.text)].join(
-						":",
-					),
-				);
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(records.every((r) => r.toolName === "bash")).toBe(true);
-					expect(shown).toEqual([
-						"tool_execution_start",
-						"tool_execution_update:suite 1 ok",
-						"tool_execution_update:suite 1 ok\nsuite 2 ok",
-						"tool_execution_end:suite 1 ok\nsuite 2 ok\n\nExit code 0",
-					]);
-					expect(pi.stdout).toContain("Tests pass.");
-				});
-			});
+		const result = await suite.run(["--model", MODEL, "--mode", "json", "--no-session", "[[slow-shell]] run tests"], {
+			home: workspace(),
+		});
+		const records = jsonLines(result.stdout).filter((r) => r.type?.startsWith("tool_execution_"));
+		const shown = records.map((r) =>
+			[r.type, ...(r.partialResult?.content ?? r.result?.content ?? []).map((c: { text?: string }) => c.text)].join(
+				":",
+			),
+		);
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(records.every((r) => r.toolName === "bash")).toBe(true);
+			expect(shown).toEqual([
+				"tool_execution_start",
+				"tool_execution_update:suite 1 ok",
+				"tool_execution_update:suite 1 ok\nsuite 2 ok",
+				"tool_execution_end:suite 1 ok\nsuite 2 ok\n\nExit code 0",
+			]);
+			expect(result.stdout).toContain("Tests pass.");
 		});
 	},
-	TIMEOUT_MS,
 );
 
-test.concurrent(
+suite.test(
 	"JSON mode: read, bash, edit and an MCP call become Pi tool executions with Cursor's results, then the answer; one run",
 	async () => {
-		await limit(async () => {
-			const home = workspace();
-			const pi = new PiProcess(["--model", MODEL, "--mode", "json", "--no-session", "[[tour]] as json"], {
-				home,
-				env: cursorEnv(backend),
-			});
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				const records = jsonLines(pi.stdout);
-				const ends = toolEnds(records);
-				const args = toolStarts(records).map((r) => r.args);
-				const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-				const runs = (await backend.runRequests()).filter((r) => r.text?.includes("[[tour]] as json"));
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(ends.map((e) => e.toolName)).toEqual(["read", "bash", "cursor", "cursor"]);
-					const [read, bash, edit, mcp] = ends;
-					expect(args[0]).toEqual({ path: "notes.md" });
-					expect(resultText(read as PiRecord)).toContain("hello notes");
-					expect(args[1]).toEqual({ command: "echo appended-once >> log.txt && echo shell-ok" });
-					expect(resultText(bash as PiRecord)).toContain("shell-ok");
-					expect(args[2]?.activityTitle).toBe("Cursor edit");
-					expect(resultText(edit as PiRecord)).toContain("+edited by cursor");
-					expect(args[3]?.activityTitle).toBe("Cursor MCP");
-					expect(resultText(mcp as PiRecord)).toContain("found 3");
-					for (const end of ends) expect(end.isError).toBe(false);
-					// Messages: text + read; bash; edit; mcp; the answer.
-					expect(assistants.map((a) => a.message.stopReason)).toEqual([
-						"toolUse",
-						"toolUse",
-						"toolUse",
-						"toolUse",
-						"stop",
-					]);
-					expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "All done." });
-					expect(assistants[0]?.message.content).toContainEqual({ type: "text", text: "Reading first. " });
-					expect(runs).toHaveLength(1); // one Cursor run across all provider turns
-					expect(readFileSync(join(home.dir, "log.txt"), "utf8")).toBe("appended-once\n"); // never re-executed
-					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
-				});
-			});
+		const home = workspace();
+		const result = await suite.run(["--model", MODEL, "--mode", "json", "--no-session", "[[tour]] as json"], { home });
+		const records = jsonLines(result.stdout);
+		const ends = toolEnds(records);
+		const args = toolStarts(records).map((r) => r.args);
+		const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
+		const runs = (await suite.backend.runRequests()).filter((r) => r.text?.includes("[[tour]] as json"));
+		withOutput(result, () => {
+			expect(result.code).toBe(0);
+			expect(ends.map((e) => e.toolName)).toEqual(["read", "bash", "cursor", "cursor"]);
+			const [read, bash, edit, mcp] = ends;
+			expect(args[0]).toEqual({ path: "notes.md" });
+			expect(resultText(read as PiRecord)).toContain("hello notes");
+			expect(args[1]).toEqual({ command: "echo appended-once >> log.txt && echo shell-ok" });
+			expect(resultText(bash as PiRecord)).toContain("shell-ok");
+			expect(args[2]?.activityTitle).toBe("Cursor edit");
+			expect(resultText(edit as PiRecord)).toContain("+edited by cursor");
+			expect(args[3]?.activityTitle).toBe("Cursor MCP");
+			expect(resultText(mcp as PiRecord)).toContain("found 3");
+			for (const end of ends) expect(end.isError).toBe(false);
+			// Messages: text + read; bash; edit; mcp; the answer.
+			expect(assistants.map((a) => a.message.stopReason)).toEqual(["toolUse", "toolUse", "toolUse", "toolUse", "stop"]);
+			expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "All done." });
+			expect(assistants[0]?.message.content).toContainEqual({ type: "text", text: "Reading first. " });
+			expect(runs).toHaveLength(1); // one Cursor run across all provider turns
+			expect(readFileSync(join(home.dir, "log.txt"), "utf8")).toBe("appended-once\n"); // never re-executed
+			expect(leakedSecrets(result.stdout + result.stderr)).toEqual([]);
 		});
 	},
-	TIMEOUT_MS,
 );
 
-test.concurrent(
-	"print mode: stdout is exactly the answer; stderr has one plain trace line per Cursor tool",
-	async () => {
-		await limit(async () => {
-			const home = workspace();
-			const pi = new PiProcess(["--model", MODEL, "-p", "[[tour]] tidy up quietly"], { home, env: cursorEnv(backend) });
-			pi.child.stdin.end();
-			await endingPi(pi, async () => {
-				const exit = await pi.waitExit(60_000);
-				const traces = pi.stderr.split("\n").filter((line) => line.startsWith("[cursor]"));
-				withOutput(pi, () => {
-					expect(exit.code).toBe(0);
-					expect(pi.stdout).toBe("Reading first. All done.\n");
-					expect(traces).toHaveLength(4);
-					expect(traces.join("\n")).toContain("shell");
-					for (const line of traces) {
-						expect(line.length).toBeLessThanOrEqual(240);
-						expect(line.includes("\u001b")).toBe(false); // no ANSI escapes
-					}
-					expect(readFileSync(join(home.dir, "log.txt"), "utf8")).toBe("appended-once\n");
-					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
-				});
-			});
-		});
-	},
-	TIMEOUT_MS,
-);
+suite.test("print mode: stdout is exactly the answer; stderr has one plain trace line per Cursor tool", async () => {
+	const home = workspace();
+	const result = await suite.run(["--model", MODEL, "-p", "[[tour]] tidy up quietly"], { home });
+	const traces = result.stderr.split("\n").filter((line) => line.startsWith("[cursor]"));
+	withOutput(result, () => {
+		expect(result.code).toBe(0);
+		expect(result.stdout).toBe("Reading first. All done.\n");
+		expect(traces).toHaveLength(4);
+		expect(traces.join("\n")).toContain("shell");
+		for (const line of traces) {
+			expect(line.length).toBeLessThanOrEqual(240);
+			expect(line.includes("\u001b")).toBe(false); // no ANSI escapes
+		}
+		expect(readFileSync(join(home.dir, "log.txt"), "utf8")).toBe("appended-once\n");
+		expect(leakedSecrets(result.stdout + result.stderr)).toEqual([]);
+	});
+});
 
-test.concurrent(
+suite.test(
 	"RPC: abort after a tool batch, while the same run goes on: `aborted`, the run is cancelled, the next prompt works",
 	async () => {
-		await limit(async () => {
-			// The first run reads, then keeps working silently; the next one gets the fake's default answer.
-			const busy = await startTurnBackend({
-				scenarios: [
-					{
-						steps: [
-							{ tool: { callId: "h-read", read: { path: "notes.md" } } },
-							{ text: "still working" },
-							{ hang: true },
-						],
-					},
-				],
-			});
-			const home = workspace();
-			const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", MODEL], { home, env: cursorEnv(busy) });
-			try {
+		// The first run reads, then keeps working silently; the next one gets the fake's default answer.
+		const busy = await startTurnBackend({
+			scenarios: [
+				{
+					steps: [
+						{ tool: { callId: "h-read", read: { path: "notes.md" } } },
+						{ text: "still working" },
+						{ hang: true },
+					],
+				},
+			],
+		});
+		const args = ["--mode", "rpc", "--no-session", "--model", MODEL];
+		try {
+			await suite.withPi(args, { home: workspace(), env: { CURSOR_BACKEND_URL: busy.url } }, async (pi) => {
 				pi.send({ id: "p1", type: "prompt", message: "look" });
 				await pi.waitFor((r) => r.type === "tool_execution_end" && r.toolName === "read", 60_000);
 				await pi.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta");
@@ -254,13 +197,11 @@ test.concurrent(
 					expect(ends.at(-1)?.message.content).toContainEqual({ type: "text", text: "Hello from fake backend" });
 				});
 				await pi.close();
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-				await busy.stop();
-			}
-		});
+			});
+		} finally {
+			await busy.stop();
+		}
 	},
-	TIMEOUT_MS,
 );
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

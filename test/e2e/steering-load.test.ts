@@ -2,16 +2,14 @@
 // several steering and follow-up messages arrive. Each reaches Cursor once and in order, nothing fails as busy, and
 // every answer Cursor gave is in Pi's conversation. The fake answers every message after the long run by echoing the
 // prompt it received, so each answer names what Cursor got.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { FakeBackend, Scenario } from "../support/fake-backend/client.ts";
-import { cursorEnv, HomeRegistry, NO_RETRY, startTurnBackend, testNothingLeftBehind } from "../support/pi-turn.ts";
+import type { Scenario } from "../support/fake-backend/client.ts";
+import { TURN_TEST_MS, turnSuite } from "../support/pi-turn.ts";
 import { type RpcRecord, startRpcPi } from "../support/rpc.ts";
 
-const TIMEOUT_MS = 150_000;
-const homes = new HomeRegistry();
-let backend: FakeBackend;
+const TIMEOUT_MS = TURN_TEST_MS;
 
 /** 24 chunks over about 5 s: the run the messages arrive during. */
 const chunks = Array.from({ length: 24 }, (_, i) => `chunk-${i} `);
@@ -24,16 +22,9 @@ const longRun = (midway: Scenario["steps"] = []): Scenario => ({
 	],
 });
 
-beforeAll(async () => {
-	backend = await startTurnBackend({
-		defaultScenario: { steps: [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }] },
-	});
-}, 30_000);
-
-afterAll(async () => {
-	await backend?.stop();
-	homes.removeAll();
-}, 60_000);
+const suite = turnSuite({
+	defaultScenario: { steps: [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }] },
+});
 
 /** Two steers and two follow-ups, each tagged for its test (markers are how the fake's log is read). */
 const messagesOf = (name: string) =>
@@ -48,10 +39,10 @@ const textOf = (message: { content?: { type: string; text?: string }[] }) =>
 	(message.content ?? []).map((c) => (c.type === "text" ? (c.text ?? "") : "")).join("");
 
 async function underLoad(name: string, scenario: Scenario) {
-	const home = homes.create(NO_RETRY);
+	const home = suite.home();
 	writeFileSync(join(home.dir, "notes.md"), "hello notes\n");
-	await backend.enqueue(scenario);
-	const pi = startRpcPi(["--model", "cursor/composer-2.5", "--no-session"], { home, env: cursorEnv(backend) });
+	await suite.backend.enqueue(scenario);
+	const pi = startRpcPi(["--model", "cursor/composer-2.5", "--no-session"], { home, env: suite.env() });
 	try {
 		await pi.ready();
 		const from = pi.mark();
@@ -68,7 +59,7 @@ async function underLoad(name: string, scenario: Scenario) {
 		await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 90_000 });
 		const records = pi.records.slice(from);
 		const markers = messagesOf(name).map((m) => m.marker);
-		const ours = (await backend.runs()).filter(
+		const ours = (await suite.backend.runs()).filter(
 			(run) => run.userText?.includes(`[[${name}]]`) || markers.some((m) => run.userText?.includes(m)),
 		);
 		await pi.close();
@@ -136,4 +127,4 @@ test(
 	TIMEOUT_MS,
 );
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

@@ -1,31 +1,23 @@
 // Never stuck, as a user behind a broken proxy meets it: the real `pi` CLI with the built bundle and the real SDK,
 // against a black hole (a TCP server that accepts connections and never answers) and the fake Cursor backend.
 // Abort, SIGTERM and stdin close always end Pi promptly; Cursor's silence and lost connections are network errors.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
-import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { piHosts } from "../support/pi.ts";
 import {
 	cursorEnv,
-	endingPi,
-	HomeRegistry,
 	jsonLines,
 	leakedSecrets,
-	NO_RETRY,
 	PiProcess,
 	type PiRecord,
-	pool,
 	startTurnBackend,
 	TEST_KEY,
-	testNothingLeftBehind,
+	turnSuite,
 	withOutput,
 } from "../support/pi-turn.ts";
 
-const TIMEOUT_MS = 150_000;
 const MODEL = "cursor/composer-2.5";
-const homes = new HomeRegistry();
-const limit = pool(3);
-let backend: FakeBackend;
+const RPC = ["--mode", "rpc", "--no-session", "--model", MODEL];
 const blackHoles: BlackHole[] = [];
 
 /** A TCP server that accepts connections and never answers (a broken proxy); one per test, to time its client. */
@@ -81,19 +73,11 @@ const SLOW_ANSWER = {
 	],
 };
 
-beforeAll(async () => {
-	backend = await startTurnBackend({
-		scenarioMap: {
-			"[[slow]]": SLOW_ANSWER,
-		},
-	});
-}, 30_000);
+const suite = turnSuite({ scenarioMap: { "[[slow]]": SLOW_ANSWER } });
 
-afterAll(async () => {
+afterAll(() => {
 	for (const hole of blackHoles) hole.close();
-	await backend?.stop();
-	homes.removeAll();
-}, 60_000);
+});
 
 /** Waits until an RPC Pi answers (started, extensions bound), so timings start from a ready Pi. */
 async function ready(pi: PiProcess): Promise<void> {
@@ -105,115 +89,101 @@ const lastAssistantEnd = (records: PiRecord[]) =>
 	records.filter((r) => r.type === "message_end" && r.message?.role === "assistant").at(-1);
 
 describe("a black-holed backend", () => {
-	test.concurrent(
+	suite.test(
 		"RPC: abort 3 s into the turn ends it `aborted` within a second; closing stdin then exits within 2 s",
 		async () => {
-			await limit(async () => {
-				const blackHole = await startBlackHole();
-				const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", MODEL], {
-					home: homes.create(NO_RETRY),
-					env: cursorEnv(blackHole),
-				});
-				await endingPi(pi, async () => {
-					await ready(pi);
-					pi.send({ id: "prompt", type: "prompt", message: "hello into the void" });
-					await pi.waitFor((r) => r.type === "response" && r.id === "prompt");
-					await new Promise((resolve) => setTimeout(resolve, 3_000));
-					const abortedAt = Date.now();
-					pi.send({ id: "abort", type: "abort" });
-					await pi.waitFor((r) => r.type === "agent_end", 10_000);
-					const abortMs = Date.now() - abortedAt;
-					const closedAt = Date.now();
-					const exit = await pi.close(10_000);
-					const exitMs = Date.now() - closedAt;
-					withOutput(pi, () => {
-						expect(abortMs).toBeLessThan(1_000);
-						expect(lastAssistantEnd(pi.all())?.message.stopReason).toBe("aborted");
-						expect(exit.signal).toBeNull();
-						expect(exit.code).toBe(0);
-						expect(exitMs).toBeLessThan(2_000);
-						expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
-					});
+			const blackHole = await startBlackHole();
+			await suite.withPi(RPC, { env: cursorEnv(blackHole) }, async (pi) => {
+				await ready(pi);
+				pi.send({ id: "prompt", type: "prompt", message: "hello into the void" });
+				await pi.waitFor((r) => r.type === "response" && r.id === "prompt");
+				await new Promise((resolve) => setTimeout(resolve, 3_000));
+				const abortedAt = Date.now();
+				pi.send({ id: "abort", type: "abort" });
+				await pi.waitFor((r) => r.type === "agent_end", 10_000);
+				const abortMs = Date.now() - abortedAt;
+				const closedAt = Date.now();
+				const exit = await pi.close(10_000);
+				const exitMs = Date.now() - closedAt;
+				withOutput(pi, () => {
+					expect(abortMs).toBeLessThan(1_000);
+					expect(lastAssistantEnd(pi.all())?.message.stopReason).toBe("aborted");
+					expect(exit.signal).toBeNull();
+					expect(exit.code).toBe(0);
+					expect(exitMs).toBeLessThan(2_000);
+					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
 				});
 			});
 		},
-		TIMEOUT_MS,
 	);
 
-	test.concurrent(
+	suite.test(
 		"print mode: SIGTERM after 4 s exits within 2 s, as promptly as Pi with a built-in provider on the same black hole",
 		async () => {
-			await limit(async () => {
-				const blackHole = await startBlackHole();
-				const ours = new PiProcess(["--model", MODEL, "-p", "hello into the void"], {
-					home: homes.create(NO_RETRY),
-					env: cursorEnv(blackHole),
-				});
-				const baselineHole = await startBlackHole();
-				// The baseline: plain Pi (no extension) with an OpenAI-compatible provider pointed at the black hole.
-				const baselineHome = homes.create(NO_RETRY);
-				baselineHome.writeAgentFile("models.json", {
-					providers: {
-						void: {
-							baseUrl: `${baselineHole.url}/v1`,
-							api: "openai-completions",
-							apiKey: "unused",
-							models: [{ id: "m" }],
-						},
-					},
-				});
-				const baseline = new PiProcess(["--model", "void/m", "-p", "hello into the void"], {
-					home: baselineHome,
-					withoutExtension: true,
-				});
-				// SIGTERM 4 s into the turn: once the process is up and its request hangs on the black hole (on a busy
-				// machine Pi's start alone can take seconds), at least 4 s after the start.
-				const exitAfterSigterm = async (pi: PiProcess, hole: BlackHole) => {
-					pi.child.stdin.end();
-					await Promise.race([hole.connected, new Promise((resolve) => setTimeout(resolve, 30_000))]);
-					await new Promise((resolve) => setTimeout(resolve, Math.max(0, pi.startedAt + 4_000 - Date.now())));
-					const running = pi.running;
-					const signalledAt = Date.now();
-					pi.child.kill("SIGTERM");
-					const exit = await pi.waitExit(10_000);
-					return { running, exit, ms: Date.now() - signalledAt };
-				};
-				try {
-					const [mine, theirs] = await Promise.all([
-						exitAfterSigterm(ours, blackHole),
-						exitAfterSigterm(baseline, baselineHole),
-					]);
-					withOutput(ours, () => {
-						expect(mine.running).toBe(true);
-						expect(theirs.running).toBe(true);
-						expect(mine.exit.signal).not.toBe("SIGKILL");
-						expect(theirs.exit.signal).not.toBe("SIGKILL");
-						// Within 2 s; on a machine so busy that even plain Pi needs longer, no slower than plain Pi.
-						expect(mine.ms).toBeLessThan(Math.max(2_000, theirs.ms + 1_000));
-						expect(ours.stdout).toBe("");
-						expect(leakedSecrets(ours.stdout + ours.stderr)).toEqual([]);
-					});
-				} finally {
-					for (const pi of [ours, baseline]) if (pi.running) pi.child.kill("SIGKILL");
-				}
+			const blackHole = await startBlackHole();
+			const ours = new PiProcess(["--model", MODEL, "-p", "hello into the void"], {
+				home: suite.home(),
+				env: cursorEnv(blackHole),
 			});
+			const baselineHole = await startBlackHole();
+			// The baseline: plain Pi (no extension) with an OpenAI-compatible provider pointed at the black hole.
+			const baselineHome = suite.home();
+			baselineHome.writeAgentFile("models.json", {
+				providers: {
+					void: {
+						baseUrl: `${baselineHole.url}/v1`,
+						api: "openai-completions",
+						apiKey: "unused",
+						models: [{ id: "m" }],
+					},
+				},
+			});
+			const baseline = new PiProcess(["--model", "void/m", "-p", "hello into the void"], {
+				home: baselineHome,
+				withoutExtension: true,
+			});
+			// SIGTERM 4 s into the turn: once the process is up and its request hangs on the black hole (on a busy
+			// machine Pi's start alone can take seconds), at least 4 s after the start.
+			const exitAfterSigterm = async (pi: PiProcess, hole: BlackHole) => {
+				pi.child.stdin.end();
+				await Promise.race([hole.connected, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+				await new Promise((resolve) => setTimeout(resolve, Math.max(0, pi.startedAt + 4_000 - Date.now())));
+				const running = pi.running;
+				const signalledAt = Date.now();
+				pi.child.kill("SIGTERM");
+				const exit = await pi.waitExit(10_000);
+				return { running, exit, ms: Date.now() - signalledAt };
+			};
+			try {
+				const [mine, theirs] = await Promise.all([
+					exitAfterSigterm(ours, blackHole),
+					exitAfterSigterm(baseline, baselineHole),
+				]);
+				withOutput(ours, () => {
+					expect(mine.running).toBe(true);
+					expect(theirs.running).toBe(true);
+					expect(mine.exit.signal).not.toBe("SIGKILL");
+					expect(theirs.exit.signal).not.toBe("SIGKILL");
+					// Within 2 s; on a machine so busy that even plain Pi needs longer, no slower than plain Pi.
+					expect(mine.ms).toBeLessThan(Math.max(2_000, theirs.ms + 1_000));
+					expect(ours.stdout).toBe("");
+					expect(leakedSecrets(ours.stdout + ours.stderr)).toEqual([]);
+				});
+			} finally {
+				for (const pi of [ours, baseline]) if (pi.running) pi.child.kill("SIGKILL");
+			}
 		},
-		TIMEOUT_MS,
 	);
 
 	// Compiled Pi runs on Bun, whose fetch publishes no socket channel: its abandoned requests must not keep it alive.
-	test.concurrent.each(piHosts().flatMap((host) => (host.name.includes("0.87.1") ? [] : [[host.name, host] as const])))(
-		"print mode, %s: no answer within PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS fails within 10 s as a network problem, and Pi exits",
-		async (_name, host) => {
-			await limit(async () => {
+	for (const host of piHosts().filter((host) => !host.name.includes("0.87.1"))) {
+		suite.test(
+			`print mode, ${host.name}: no answer within PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS fails within 10 s as a network problem, and Pi exits`,
+			async () => {
 				const blackHole = await startBlackHole();
-				const pi = new PiProcess(["--model", MODEL, "-p", "hello into the void"], {
-					host,
-					home: homes.create(NO_RETRY),
-					env: cursorEnv(blackHole, { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "3000" }),
-				});
-				pi.child.stdin.end();
-				try {
+				const env = cursorEnv(blackHole, { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "3000" });
+				await suite.withPi(["--model", MODEL, "-p", "hello into the void"], { host, env }, async (pi) => {
+					pi.child.stdin.end();
 					const exit = await pi.waitExit(30_000);
 					// From the turn's first connection to the black hole, not Pi's own start (slow on a busy machine). A
 					// turn whose SDK had not even connected when the deadline passed counts from Pi's start.
@@ -229,70 +199,61 @@ describe("a black-holed backend", () => {
 						expect(pi.stdout).toBe("");
 						expect(leakedSecrets(pi.stdout + pi.stderr, [TEST_KEY])).toEqual([]);
 					});
-				} finally {
-					if (pi.running) pi.child.kill("SIGKILL");
-				}
-			});
-		},
-		TIMEOUT_MS,
-	);
+				});
+			},
+		);
+	}
 });
 
-test.concurrent(
+suite.test(
 	"the backend dies mid-stream: print mode exits ≠ 0 within 5 s saying the connection was lost; JSON keeps the partial text",
 	async () => {
-		await limit(async () => {
-			const dying = await startTurnBackend({
-				defaultScenario: { steps: [{ text: "partial before the crash" }, { hang: true }] },
-			});
-			const home = homes.create(NO_RETRY);
-			const print = new PiProcess(["--model", MODEL, "-p", "going down"], { home, env: cursorEnv(dying) });
-			const json = new PiProcess(["--model", MODEL, "--mode", "json", "--no-session", "going down"], {
-				home,
-				env: cursorEnv(dying),
-			});
-			print.child.stdin.end();
-			json.child.stdin.end();
-			try {
-				await json.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta");
-				await dying.waitForRuns((runs) => runs.length === 2 && runs.every((r) => r.framesSent > 0), 60_000);
-				const killedAt = Date.now();
-				await dying.stop();
-				const [printExit, jsonExit] = await Promise.all([print.waitExit(20_000), json.waitExit(20_000)]);
-				const end = lastAssistantEnd(jsonLines(json.stdout));
-				withOutput(print, () => {
-					expect(printExit.code).not.toBe(0);
-					expect(printExit.signal).toBeNull();
-					expect(Date.now() - killedAt).toBeLessThan(5_000);
-					expect(print.stderr).toContain("The connection to Cursor was lost");
-					expect(print.stderr).not.toMatch(/aborted|\[unknown\]/i); // Cursor's internal detail reads like a user abort
-				});
-				withOutput(json, () => {
-					expect(jsonExit.signal).toBeNull();
-					expect(end?.message.stopReason).toBe("error");
-					expect(end?.message.errorMessage).toContain("connection to Cursor was lost");
-					expect(end?.message.content).toEqual([{ type: "text", text: "partial before the crash" }]);
-				});
-			} finally {
-				for (const pi of [print, json]) if (pi.running) pi.child.kill("SIGKILL");
-				await dying.stop();
-			}
+		const dying = await startTurnBackend({
+			defaultScenario: { steps: [{ text: "partial before the crash" }, { hang: true }] },
 		});
+		const home = suite.home();
+		const print = new PiProcess(["--model", MODEL, "-p", "going down"], { home, env: cursorEnv(dying) });
+		const json = new PiProcess(["--model", MODEL, "--mode", "json", "--no-session", "going down"], {
+			home,
+			env: cursorEnv(dying),
+		});
+		print.child.stdin.end();
+		json.child.stdin.end();
+		try {
+			await json.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta");
+			await dying.waitForRuns((runs) => runs.length === 2 && runs.every((r) => r.framesSent > 0), 60_000);
+			const killedAt = Date.now();
+			await dying.stop();
+			const [printExit, jsonExit] = await Promise.all([print.waitExit(20_000), json.waitExit(20_000)]);
+			const end = lastAssistantEnd(jsonLines(json.stdout));
+			withOutput(print, () => {
+				expect(printExit.code).not.toBe(0);
+				expect(printExit.signal).toBeNull();
+				expect(Date.now() - killedAt).toBeLessThan(5_000);
+				expect(print.stderr).toContain("The connection to Cursor was lost");
+				expect(print.stderr).not.toMatch(/aborted|\[unknown\]/i); // Cursor's internal detail reads like a user abort
+			});
+			withOutput(json, () => {
+				expect(jsonExit.signal).toBeNull();
+				expect(end?.message.stopReason).toBe("error");
+				expect(end?.message.errorMessage).toContain("connection to Cursor was lost");
+				expect(end?.message.content).toEqual([{ type: "text", text: "partial before the crash" }]);
+			});
+		} finally {
+			for (const pi of [print, json]) if (pi.running) pi.child.kill("SIGKILL");
+			await dying.stop();
+		}
 	},
-	TIMEOUT_MS,
 );
 
-test.concurrent(
+suite.test(
 	"a run that streams nothing past PI_CURSOR_STREAM_IDLE_TIMEOUT_MS fails with the idle message; the next prompt works",
 	async () => {
-		await limit(async () => {
-			// The first run stays silent; the next one gets the fake's default answer.
-			const quiet = await startTurnBackend({ scenarios: [{ steps: [{ hang: true }] }] });
-			const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", MODEL], {
-				home: homes.create(NO_RETRY),
-				env: cursorEnv(quiet, { PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "3000" }),
-			});
-			try {
+		// The first run stays silent; the next one gets the fake's default answer.
+		const quiet = await startTurnBackend({ scenarios: [{ steps: [{ hang: true }] }] });
+		const env = cursorEnv(quiet, { PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "3000" });
+		try {
+			await suite.withPi(RPC, { env }, async (pi) => {
 				await ready(pi);
 				const startedAt = Date.now();
 				pi.send({ id: "silent", type: "prompt", message: "say nothing" });
@@ -310,51 +271,40 @@ test.concurrent(
 					expect(ends.at(-1)?.message.content).toContainEqual({ type: "text", text: "Hello from fake backend" });
 				});
 				await pi.close();
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-				await quiet.stop();
-			}
-		});
+			});
+		} finally {
+			await quiet.stop();
+		}
 	},
-	TIMEOUT_MS,
 );
 
-test.concurrent(
+suite.test(
 	"stress: 50 turns in one RPC session, each aborted at a random moment; every turn ends, the last one answers",
 	async () => {
-		await limit(async () => {
-			const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", MODEL], {
-				home: homes.create(NO_RETRY),
-				env: cursorEnv(backend),
-			});
-			try {
-				await ready(pi);
-				for (let turn = 0; turn < 50; turn++) {
-					const mark = pi.all().length;
-					pi.send({ id: `p${turn}`, type: "prompt", message: `[[slow]] turn ${turn}` });
-					await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 500)));
-					pi.send({ id: `a${turn}`, type: "abort" });
-					await pi.waitFor((r) => r.type === "agent_end", 10_000, mark);
-				}
+		await suite.withPi(RPC, {}, async (pi) => {
+			await ready(pi);
+			for (let turn = 0; turn < 50; turn++) {
 				const mark = pi.all().length;
-				pi.send({ id: "last", type: "prompt", message: "[[slow]] the last one" });
-				await pi.waitFor((r) => r.type === "agent_end", 30_000, mark);
-				const ends = pi.all().filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-				const exit = await pi.close();
-				withOutput(pi, () => {
-					expect(ends.length).toBeGreaterThanOrEqual(51);
-					for (const end of ends) expect(["stop", "aborted"]).toContain(end.message.stopReason);
-					expect(ends.at(-1)?.message.stopReason).toBe("stop");
-					expect(ends.at(-1)?.message.content).toContainEqual({ type: "text", text: "slow answer" });
-					expect(pi.stdout + pi.stderr).not.toContain("already has active run");
-					expect(exit.code).toBe(0);
-				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
+				pi.send({ id: `p${turn}`, type: "prompt", message: `[[slow]] turn ${turn}` });
+				await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 500)));
+				pi.send({ id: `a${turn}`, type: "abort" });
+				await pi.waitFor((r) => r.type === "agent_end", 10_000, mark);
 			}
+			const mark = pi.all().length;
+			pi.send({ id: "last", type: "prompt", message: "[[slow]] the last one" });
+			await pi.waitFor((r) => r.type === "agent_end", 30_000, mark);
+			const ends = pi.all().filter((r) => r.type === "message_end" && r.message?.role === "assistant");
+			const exit = await pi.close();
+			withOutput(pi, () => {
+				expect(ends.length).toBeGreaterThanOrEqual(51);
+				for (const end of ends) expect(["stop", "aborted"]).toContain(end.message.stopReason);
+				expect(ends.at(-1)?.message.stopReason).toBe("stop");
+				expect(ends.at(-1)?.message.content).toContainEqual({ type: "text", text: "slow answer" });
+				expect(pi.stdout + pi.stderr).not.toContain("already has active run");
+				expect(exit.code).toBe(0);
+			});
 		});
 	},
-	TIMEOUT_MS,
 );
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

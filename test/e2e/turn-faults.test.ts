@@ -2,30 +2,13 @@
 // the loopback fake Cursor backend. Every fault ends the turn cleanly (Pi `error` / `aborted`, exit code 1 in print
 // mode), explains what to do, never prints the API key or a bearer token, is retried by Pi only when it is
 // transient, and leaves no process behind.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect } from "bun:test";
 import { createServer } from "node:net";
-import type { FakeBackend, Scenario } from "../support/fake-backend/client.ts";
-import { runPi } from "../support/pi.ts";
-import {
-	ACCESS_TOKEN,
-	cursorEnv,
-	HomeRegistry,
-	leakedSecrets,
-	NO_RETRY,
-	PiProcess,
-	type PiRecord,
-	pool,
-	startTurnBackend,
-	TEST_KEY,
-	testNothingLeftBehind,
-	withOutput,
-} from "../support/pi-turn.ts";
+import type { Scenario } from "../support/fake-backend/client.ts";
+import { ACCESS_TOKEN, leakedSecrets, type PiRecord, TEST_KEY, turnSuite, withOutput } from "../support/pi-turn.ts";
 
-const TIMEOUT_MS = 150_000;
+const MODEL = "cursor/composer-2.5";
 const WRONG_KEY = "key_test_e2e_wrong_8d1e5f3a";
-const homes = new HomeRegistry();
-const limit = pool(3);
-let backend: FakeBackend;
 
 /** A server error whose text echoes secrets: the extension must scrub them before Pi prints the message. */
 const LEAKY_MESSAGE = `backend exploded (authorization: Bearer ${ACCESS_TOKEN}; api key ${TEST_KEY})`;
@@ -50,15 +33,7 @@ for (const code of [
 }
 SCENARIOS["[[retry:no-turn-end]]"] = { steps: [{ text: "partial" }, { end: true }] };
 
-beforeAll(async () => {
-	backend = await startTurnBackend({ scenarioMap: SCENARIOS });
-}, 30_000);
-
-// Removing the temp homes (Node's compile cache, ~12 MB each) can take seconds on a busy machine.
-afterAll(async () => {
-	await backend?.stop();
-	homes.removeAll();
-}, 60_000);
+const suite = turnSuite({ scenarioMap: SCENARIOS });
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -71,13 +46,14 @@ async function closedPort(): Promise<number> {
 }
 
 async function runsWith(marker: string) {
-	return (await backend.runs()).filter((r) => r.userText?.includes(marker));
+	return (await suite.backend.runs()).filter((r) => r.userText?.includes(marker));
 }
 
 interface PrintFault {
 	name: string;
 	prompt: string;
 	args?: string[];
+	/** Variables on top of the suite's. */
 	env?: () => Promise<Record<string, string | undefined>>;
 	/** What the user reads on stderr. */
 	message: RegExp;
@@ -90,7 +66,7 @@ const PRINT_FAULTS: PrintFault[] = [
 	{
 		name: "401 at the API-key exchange → check CURSOR_API_KEY or /login",
 		prompt: "[[fault:bad-key]] hi",
-		env: async () => cursorEnv(backend, { CURSOR_API_KEY: WRONG_KEY }),
+		env: async () => ({ CURSOR_API_KEY: WRONG_KEY }),
 		message: /Cursor rejected the API key: .*Invalid API key.*Check CURSOR_API_KEY or run \/login/,
 		runs: 0,
 		extraSecrets: [WRONG_KEY],
@@ -118,7 +94,7 @@ const PRINT_FAULTS: PrintFault[] = [
 	{
 		name: "connection refused (CURSOR_BACKEND_URL on a closed loopback port) → names what refused, not 'temporary'",
 		prompt: "[[fault:refused]] hi",
-		env: async () => cursorEnv(backend, { CURSOR_BACKEND_URL: `http://127.0.0.1:${await closedPort()}` }),
+		env: async () => ({ CURSOR_BACKEND_URL: `http://127.0.0.1:${await closedPort()}` }),
 		message:
 			/^Cursor could not be reached \(network error\): 127\.0\.0\.1:\d+ refused the connection \(ECONNREFUSED\)\. Check your network connection, proxy or firewall, then retry\.$/m,
 		runs: 0,
@@ -133,7 +109,7 @@ const PRINT_FAULTS: PrintFault[] = [
 	{
 		name: "no API key at all → set CURSOR_API_KEY or run /login",
 		prompt: "[[fault:no-key]] hi",
-		env: async () => cursorEnv(backend, { CURSOR_API_KEY: undefined }),
+		env: async () => ({ CURSOR_API_KEY: undefined }),
 		message: /No Cursor API key: set CURSOR_API_KEY or run \/login/,
 		runs: 0,
 	},
@@ -141,34 +117,25 @@ const PRINT_FAULTS: PrintFault[] = [
 
 describe("print mode: a fault ends the run with exit code 1, a helpful stderr line and no secret", () => {
 	for (const fault of PRINT_FAULTS) {
-		test.concurrent(
-			fault.name,
-			async () => {
-				const env = fault.env ? await fault.env() : cursorEnv(backend);
-				const result = await limit(() =>
-					runPi([...(fault.args ?? ["--model", "cursor/composer-2.5"]), "-p", fault.prompt], {
-						home: homes.create(NO_RETRY),
-						env,
-					}),
+		suite.test(fault.name, async () => {
+			const args = [...(fault.args ?? ["--model", MODEL]), "-p", fault.prompt];
+			const result = await suite.run(args, { env: await fault.env?.() });
+			const runs = await runsWith(fault.prompt);
+			withOutput(result, () => {
+				expect(result.code).toBe(1);
+				expect(result.stdout).toBe("");
+				expect(result.stderr).toMatch(fault.message);
+				expect(leakedSecrets(result.stdout + result.stderr, fault.extraSecrets)).toEqual([]);
+				expect(runs).toHaveLength(fault.runs);
+			});
+			if (fault.extraSecrets) {
+				const exchanges = (await suite.backend.requests()).filter(
+					(r) => r.path === "/auth/exchange_user_api_key" && r.bearer === WRONG_KEY,
 				);
-				const runs = await runsWith(fault.prompt);
-				withOutput(result, () => {
-					expect(result.code).toBe(1);
-					expect(result.stdout).toBe("");
-					expect(result.stderr).toMatch(fault.message);
-					expect(leakedSecrets(result.stdout + result.stderr, fault.extraSecrets)).toEqual([]);
-					expect(runs).toHaveLength(fault.runs);
-				});
-				if (fault.extraSecrets) {
-					const exchanges = (await backend.requests()).filter(
-						(r) => r.path === "/auth/exchange_user_api_key" && r.bearer === WRONG_KEY,
-					);
-					expect(exchanges.length).toBeGreaterThan(0);
-					expect(exchanges.every((r) => r.status === 401)).toBe(true);
-				}
-			},
-			TIMEOUT_MS,
-		);
+				expect(exchanges.length).toBeGreaterThan(0);
+				expect(exchanges.every((r) => r.status === 401)).toBe(true);
+			}
+		});
 	}
 });
 
@@ -210,139 +177,107 @@ const RETRY_CASES: { code: string; message: RegExp; retried?: boolean }[] = [
 	{ code: "internal", message: /^Cursor error: \[internal\] internal from the fake$/ },
 ];
 
-test.concurrent(
-	"each stream error code ends the turn with Pi `error`; Pi retries the transient ones only",
-	async () => {
-		await limit(async () => {
-			const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", "cursor/composer-2.5"], {
-				home: homes.create({ retry: { enabled: true, maxRetries: 1, baseDelayMs: 10 } }),
-				env: cursorEnv(backend),
-			});
-			try {
-				for (const c of RETRY_CASES) {
-					const marker = `[[retry:${c.code}]]`;
-					const from = pi.all().length;
-					pi.send({ id: `new-${c.code}`, type: "new_session" });
-					await pi.waitFor((r) => r.type === "response" && r.id === `new-${c.code}`, 30_000, from);
-					pi.send({ id: `prompt-${c.code}`, type: "prompt", message: `${marker} hi` });
-					await pi.waitFor((r) => r.type === "agent_settled", 60_000, from);
-					const records = pi.all().slice(from);
-					const ends = records
-						.filter((r) => r.type === "message_end" && r.message?.role === "assistant")
-						.map((r) => r.message as PiRecord);
-					const retries = records.filter((r) => r.type === "auto_retry_start");
-					const runs = await runsWith(marker);
-					withOutput(pi, () => {
-						expect({ code: c.code, stopReason: ends.at(-1)?.stopReason }).toEqual({
-							code: c.code,
-							stopReason: "error",
-						});
-						expect(ends.at(-1)?.errorMessage).toMatch(c.message);
-						if (c.retried !== undefined) {
-							expect({ code: c.code, attempts: runs.length, retries: retries.length }).toEqual({
-								code: c.code,
-								attempts: c.retried ? 2 : 1,
-								retries: c.retried ? 1 : 0,
-							});
-						}
+suite.test("each stream error code ends the turn with Pi `error`; Pi retries the transient ones only", async () => {
+	const home = suite.home({ retry: { enabled: true, maxRetries: 1, baseDelayMs: 10 } });
+	await suite.withPi(["--mode", "rpc", "--no-session", "--model", MODEL], { home }, async (pi) => {
+		for (const c of RETRY_CASES) {
+			const marker = `[[retry:${c.code}]]`;
+			const from = pi.all().length;
+			pi.send({ id: `new-${c.code}`, type: "new_session" });
+			await pi.waitFor((r) => r.type === "response" && r.id === `new-${c.code}`, 30_000, from);
+			pi.send({ id: `prompt-${c.code}`, type: "prompt", message: `${marker} hi` });
+			await pi.waitFor((r) => r.type === "agent_settled", 60_000, from);
+			const records = pi.all().slice(from);
+			const ends = records
+				.filter((r) => r.type === "message_end" && r.message?.role === "assistant")
+				.map((r) => r.message as PiRecord);
+			const retries = records.filter((r) => r.type === "auto_retry_start");
+			const runs = await runsWith(marker);
+			withOutput(pi, () => {
+				expect({ code: c.code, stopReason: ends.at(-1)?.stopReason }).toEqual({
+					code: c.code,
+					stopReason: "error",
+				});
+				expect(ends.at(-1)?.errorMessage).toMatch(c.message);
+				if (c.retried !== undefined) {
+					expect({ code: c.code, attempts: runs.length, retries: retries.length }).toEqual({
+						code: c.code,
+						attempts: c.retried ? 2 : 1,
+						retries: c.retried ? 1 : 0,
 					});
 				}
-				withOutput(pi, () => expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]));
-				const exit = await pi.close();
-				expect(exit.code).toBe(0);
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
-		});
-	},
-	TIMEOUT_MS,
-);
+			});
+		}
+		withOutput(pi, () => expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]));
+		const exit = await pi.close();
+		expect(exit.code).toBe(0);
+	});
+});
 
-test.concurrent(
+suite.test(
 	"RPC: abort during a hanging stream ends the turn `aborted` at once and cancels the Cursor run",
 	async () => {
-		await limit(async () => {
-			const pi = new PiProcess(["--mode", "rpc", "--no-session", "--model", "cursor/composer-2.5"], {
-				home: homes.create(NO_RETRY),
-				env: cursorEnv(backend),
+		await suite.withPi(["--mode", "rpc", "--no-session", "--model", MODEL], {}, async (pi) => {
+			pi.send({ id: "prompt", type: "prompt", message: "[[fault:hang]] rpc abort" });
+			await pi.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta");
+			const abortedAt = Date.now();
+			pi.send({ id: "abort", type: "abort" });
+			const response = await pi.waitFor((r) => r.type === "response" && r.id === "abort", 10_000);
+			const settled = await pi.waitFor((r) => r.type === "agent_settled", 10_000);
+			const abortMs = Date.now() - abortedAt;
+			const end = pi.all().find((r) => r.type === "message_end" && r.message?.role === "assistant");
+			const runs = await suite.backend.waitForRuns(
+				(all) => all.some((r) => r.userText?.includes("[[fault:hang]] rpc abort") && r.clientClosed),
+				10_000,
+			);
+			const exit = await pi.close();
+			withOutput(pi, () => {
+				expect(response.success).toBe(true);
+				expect(settled.aborted).toBe(true);
+				expect(abortMs).toBeLessThan(3_000);
+				expect(end?.message.stopReason).toBe("aborted");
+				expect(end?.message.errorMessage).toBe("Request was aborted");
+				// The partial text stays visible.
+				expect(end?.message.content).toEqual([{ type: "text", text: "part" }]);
+				const run = runs.find((r) => r.userText?.includes("[[fault:hang]] rpc abort"));
+				expect(run?.status).toBe("client-closed");
+				expect(exit.code).toBe(0);
+				expect(exit.ms - (abortedAt - pi.startedAt)).toBeLessThan(10_000);
+				expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
 			});
-			try {
-				pi.send({ id: "prompt", type: "prompt", message: "[[fault:hang]] rpc abort" });
-				await pi.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta");
-				const abortedAt = Date.now();
-				pi.send({ id: "abort", type: "abort" });
-				const response = await pi.waitFor((r) => r.type === "response" && r.id === "abort", 10_000);
-				const settled = await pi.waitFor((r) => r.type === "agent_settled", 10_000);
-				const abortMs = Date.now() - abortedAt;
-				const end = pi.all().find((r) => r.type === "message_end" && r.message?.role === "assistant");
-				const runs = await backend.waitForRuns(
-					(all) => all.some((r) => r.userText?.includes("[[fault:hang]] rpc abort") && r.clientClosed),
-					10_000,
-				);
-				const exit = await pi.close();
-				withOutput(pi, () => {
-					expect(response.success).toBe(true);
-					expect(settled.aborted).toBe(true);
-					expect(abortMs).toBeLessThan(3_000);
-					expect(end?.message.stopReason).toBe("aborted");
-					expect(end?.message.errorMessage).toBe("Request was aborted");
-					// The partial text stays visible.
-					expect(end?.message.content).toEqual([{ type: "text", text: "part" }]);
-					const run = runs.find((r) => r.userText?.includes("[[fault:hang]] rpc abort"));
-					expect(run?.status).toBe("client-closed");
-					expect(exit.code).toBe(0);
-					expect(exit.ms - (abortedAt - pi.startedAt)).toBeLessThan(10_000);
-					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
-				});
-			} finally {
-				if (pi.running) pi.child.kill("SIGKILL");
-			}
 		});
 	},
-	TIMEOUT_MS,
 );
 
 describe("print mode: a signal during a hanging stream ends Pi promptly", () => {
 	for (const signal of ["SIGINT", "SIGTERM"] as const) {
-		test.concurrent(
-			signal,
-			async () => {
-				await limit(async () => {
-					const marker = `[[fault:hang]] print ${signal}`;
-					const pi = new PiProcess(["--model", "cursor/composer-2.5", "-p", marker], {
-						home: homes.create(NO_RETRY),
-						env: cursorEnv(backend),
-					});
-					pi.child.stdin.end();
-					try {
-						await backend.waitForRuns(
-							(all) => all.some((r) => r.userText?.includes(marker) && r.framesSent > 0),
-							60_000,
-						);
-						const signalledAt = Date.now();
-						pi.child.kill(signal);
-						const exit = await pi.waitExit(15_000);
-						const exitMs = Date.now() - signalledAt;
-						const runs = await backend.waitForRuns(
-							(all) => all.some((r) => r.userText?.includes(marker) && r.clientClosed),
-							10_000,
-						);
-						withOutput(pi, () => {
-							expect(exit.signal).not.toBe("SIGKILL");
-							expect(exit.code === null ? exit.signal : exit.code).not.toBe(0);
-							expect(exitMs).toBeLessThan(5_000);
-							expect(runs.find((r) => r.userText?.includes(marker))?.clientClosed).toBe(true);
-							expect(pi.stdout).toBe("");
-							expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
-						});
-					} finally {
-						if (pi.running) pi.child.kill("SIGKILL");
-					}
+		suite.test(signal, async () => {
+			const marker = `[[fault:hang]] print ${signal}`;
+			await suite.withPi(["--model", MODEL, "-p", marker], {}, async (pi) => {
+				pi.child.stdin.end();
+				await suite.backend.waitForRuns(
+					(all) => all.some((r) => r.userText?.includes(marker) && r.framesSent > 0),
+					60_000,
+				);
+				const signalledAt = Date.now();
+				pi.child.kill(signal);
+				const exit = await pi.waitExit(15_000);
+				const exitMs = Date.now() - signalledAt;
+				const runs = await suite.backend.waitForRuns(
+					(all) => all.some((r) => r.userText?.includes(marker) && r.clientClosed),
+					10_000,
+				);
+				withOutput(pi, () => {
+					expect(exit.signal).not.toBe("SIGKILL");
+					expect(exit.code === null ? exit.signal : exit.code).not.toBe(0);
+					expect(exitMs).toBeLessThan(5_000);
+					expect(runs.find((r) => r.userText?.includes(marker))?.clientClosed).toBe(true);
+					expect(pi.stdout).toBe("");
+					expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
 				});
-			},
-			TIMEOUT_MS,
-		);
+			});
+		});
 	}
 });
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

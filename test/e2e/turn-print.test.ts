@@ -2,26 +2,10 @@
 // @cursor/sdk and the loopback fake Cursor backend. Print mode prints the streamed answer; JSON mode shows thinking
 // then text and honest usage; every CLI form of the spec's "CLI / Print Mode" reaches Cursor as the right
 // ModelSelection and mode; the basic answer also works in compiled Pi and Pi 0.87.1.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { FakeBackend, RunRequestSummary, Scenario } from "../support/fake-backend/client.ts";
-import { type PiHost, piHosts, runPi } from "../support/pi.ts";
-import {
-	cursorEnv,
-	HomeRegistry,
-	jsonLines,
-	leakedSecrets,
-	NO_RETRY,
-	type PiRecord,
-	pool,
-	startTurnBackend,
-	testNothingLeftBehind,
-	withOutput,
-} from "../support/pi-turn.ts";
-
-const TIMEOUT_MS = 150_000;
-const homes = new HomeRegistry();
-const limit = pool(3);
-let backend: FakeBackend;
+import { describe, expect } from "bun:test";
+import type { RunRequestSummary, Scenario } from "../support/fake-backend/client.ts";
+import { type PiHost, piHosts } from "../support/pi.ts";
+import { jsonLines, leakedSecrets, type PiRecord, turnSuite, withOutput } from "../support/pi-turn.ts";
 
 const ANSWER = {
 	name: "answer",
@@ -73,61 +57,39 @@ const USAGE_CASES = [
 	},
 ] as const;
 
-beforeAll(async () => {
-	const scenarioMap: Record<string, Scenario> = { "[[turn:answer]]": ANSWER };
-	for (const c of USAGE_CASES) {
-		const [inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens] = c.raw;
-		scenarioMap[c.marker] = thinkingThenText({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
-	}
-	backend = await startTurnBackend({ scenarioMap });
-}, 30_000);
-
-// Removing the temp homes (Node's compile cache, ~12 MB each) can take seconds on a busy machine.
-afterAll(async () => {
-	await backend?.stop();
-	homes.removeAll();
-}, 60_000);
+const scenarioMap: Record<string, Scenario> = { "[[turn:answer]]": ANSWER };
+for (const c of USAGE_CASES) {
+	const [inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens] = c.raw;
+	scenarioMap[c.marker] = thinkingThenText({ inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens });
+}
+const suite = turnSuite({ scenarioMap });
 
 /** The run request whose prompt carries `marker` (each test uses its own marker). */
 async function runRequestFor(marker: string): Promise<RunRequestSummary[]> {
-	return (await backend.runRequests()).filter((r) => r.text.includes(marker));
+	return (await suite.backend.runRequests()).filter((r) => r.text.includes(marker));
 }
 
-test.concurrent(
-	"`pi -p` prints the streamed answer on stdout and exits 0",
-	async () => {
-		const result = await limit(() =>
-			runPi(["--model", "cursor/composer-2.5", "-p", "[[turn:answer]] What is the answer?"], {
-				home: homes.create(NO_RETRY),
-				env: cursorEnv(backend),
-			}),
-		);
-		const requests = await runRequestFor("[[turn:answer]] What is the answer?");
-		withOutput(result, () => {
-			expect(result.code).toBe(0);
-			expect(result.stdout).toBe("The answer is 42.\n");
-			// Thinking is not part of the printed answer.
-			expect(result.stdout).not.toContain("The user wants a number.");
-			expect(result.stderr).not.toMatch(/Cursor (error|rejected|connection failed)|No Cursor API key/);
-			expect(leakedSecrets(result.stdout + result.stderr)).toEqual([]);
-			expect(requests).toHaveLength(1);
-			expect(requests[0]?.modelId).toBe("composer-2.5");
-		});
-	},
-	TIMEOUT_MS,
-);
+suite.test("`pi -p` prints the streamed answer on stdout and exits 0", async () => {
+	const result = await suite.run(["--model", "cursor/composer-2.5", "-p", "[[turn:answer]] What is the answer?"]);
+	const requests = await runRequestFor("[[turn:answer]] What is the answer?");
+	withOutput(result, () => {
+		expect(result.code).toBe(0);
+		expect(result.stdout).toBe("The answer is 42.\n");
+		// Thinking is not part of the printed answer.
+		expect(result.stdout).not.toContain("The user wants a number.");
+		expect(result.stderr).not.toMatch(/Cursor (error|rejected|connection failed)|No Cursor API key/);
+		expect(leakedSecrets(result.stdout + result.stderr)).toEqual([]);
+		expect(requests).toHaveLength(1);
+		expect(requests[0]?.modelId).toBe("composer-2.5");
+	});
+});
 
 describe("--mode json", () => {
 	for (const c of USAGE_CASES) {
-		test.concurrent(
+		suite.test(
 			`thinking events, then text events; usage ${c.raw.join("/")} → input ${c.expected.input}, total ${c.expected.totalTokens}`,
 			async () => {
-				const result = await limit(() =>
-					runPi(["--model", "cursor/composer-2.5", "--mode", "json", `${c.marker} hi`], {
-						home: homes.create(NO_RETRY),
-						env: cursorEnv(backend),
-					}),
-				);
+				const result = await suite.run(["--model", "cursor/composer-2.5", "--mode", "json", `${c.marker} hi`]);
 				withOutput(result, () => {
 					expect(result.code).toBe(0);
 					const records = jsonLines(result.stdout);
@@ -167,7 +129,6 @@ describe("--mode json", () => {
 					expect(records.at(-1)).toMatchObject({ type: "agent_settled", aborted: false });
 				});
 			},
-			TIMEOUT_MS,
 		);
 	}
 });
@@ -288,45 +249,33 @@ const SELECTION_CASES: {
 
 describe("the run request carries the selected model id, params and mode", () => {
 	SELECTION_CASES.forEach((c, index) => {
-		test.concurrent(
-			c.args.join(" "),
-			async () => {
-				const marker = `[[turn:selection-${index}]]`;
-				const result = await limit(() =>
-					runPi([...c.args, "-p", `${marker} Say ok only`], { home: homes.create(NO_RETRY), env: cursorEnv(backend) }),
-				);
-				const requests = await runRequestFor(marker);
-				withOutput(result, () => {
-					expect(result.code).toBe(0);
-					expect(result.stdout).toBe("Hello from fake backend\n");
-					expect(requests).toHaveLength(1);
-					const request = requests[0] as RunRequestSummary;
-					expect({
-						modelId: request.modelId,
-						params: request.params.map((p) => [p.id, p.value]),
-						mode: request.mode,
-					}).toEqual({
-						modelId: c.modelId,
-						params: c.params,
-						mode: c.mode ?? "agent",
-					});
+		suite.test(c.args.join(" "), async () => {
+			const marker = `[[turn:selection-${index}]]`;
+			const result = await suite.run([...c.args, "-p", `${marker} Say ok only`]);
+			const requests = await runRequestFor(marker);
+			withOutput(result, () => {
+				expect(result.code).toBe(0);
+				expect(result.stdout).toBe("Hello from fake backend\n");
+				expect(requests).toHaveLength(1);
+				const request = requests[0] as RunRequestSummary;
+				expect({
+					modelId: request.modelId,
+					params: request.params.map((p) => [p.id, p.value]),
+					mode: request.mode,
+				}).toEqual({
+					modelId: c.modelId,
+					params: c.params,
+					mode: c.mode ?? "agent",
 				});
-			},
-			TIMEOUT_MS,
-		);
+			});
+		});
 	});
 });
 
 /** The basic answer under another Pi host. */
 async function hostAnswer(host: PiHost): Promise<void> {
 	const marker = `[[turn:answer]] host ${host.name}`;
-	const result = await limit(() =>
-		runPi(["--model", "cursor/composer-2.5", "-p", marker], {
-			host,
-			home: homes.create(NO_RETRY),
-			env: cursorEnv(backend),
-		}),
-	);
+	const result = await suite.run(["--model", "cursor/composer-2.5", "-p", marker], { host });
 	const requests = await runRequestFor(marker);
 	withOutput(result, () => {
 		expect(result.code).toBe(0);
@@ -342,10 +291,10 @@ describe("other Pi hosts", () => {
 	const compiled = hosts.find((h) => h.name.startsWith("compiled"));
 	if (!npm087 || !compiled) throw new Error(`unexpected hosts: ${hosts.map((h) => h.name).join(", ")}`);
 
-	test.concurrent(`${npm087.name}: \`pi -p\` prints the streamed answer`, () => hostAnswer(npm087), TIMEOUT_MS);
+	suite.test(`${npm087.name}: \`pi -p\` prints the streamed answer`, () => hostAnswer(npm087));
 
 	// stdout must hold only the answer: under Bun, console.log bypasses Pi's stdout takeover in print mode.
-	test.concurrent(`${compiled.name}: \`pi -p\` prints the streamed answer`, () => hostAnswer(compiled), TIMEOUT_MS);
+	suite.test(`${compiled.name}: \`pi -p\` prints the streamed answer`, () => hostAnswer(compiled));
 });
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

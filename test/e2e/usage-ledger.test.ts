@@ -2,17 +2,14 @@
 // the loopback fake backend, which reports `turn_ended` usage per scenario and answers `GET /v1/agents/:id/usage`.
 // Three turns are journaled, the view survives a restart (`-c`), a torn journal tail is skipped, and exports are
 // private, exclusive and free of prompts and keys.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { appendFileSync, existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { journalPath } from "../../src/usage/journal.ts";
-import type { FakeBackend } from "../support/fake-backend/client.ts";
-import { cursorEnv, HomeRegistry, leakedSecrets, startTurnBackend, testNothingLeftBehind } from "../support/pi-turn.ts";
+import { leakedSecrets, TURN_TEST_MS, turnSuite } from "../support/pi-turn.ts";
 import { isNotify, type RpcPi, startRpcPi } from "../support/rpc.ts";
 
-const TIMEOUT_MS = 150_000;
-const homes = new HomeRegistry();
-let backend: FakeBackend;
+const TIMEOUT_MS = TURN_TEST_MS;
 
 /** Three turns with distinct raw usage: [input (incl. cache), output, cache read, cache write]. */
 const TURNS = [
@@ -35,19 +32,15 @@ const BILLED = {
 
 const PROMPT_WORDS = "secret-plans-in-the-prompt";
 
-beforeAll(async () => {
-	const scenarioMap: Record<string, object> = {};
-	for (const turn of TURNS) {
-		const [inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens] = turn.raw;
-		scenarioMap[turn.marker] = {
-			name: turn.marker,
-			steps: [{ text: "ok" }, { turnEnded: { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } }],
-		};
-	}
-	backend = await startTurnBackend({ scenarioMap, rest: { usage: BILLED } });
-});
-
-afterAll(() => homes.removeAll());
+const scenarioMap: Record<string, object> = {};
+for (const turn of TURNS) {
+	const [inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens] = turn.raw;
+	scenarioMap[turn.marker] = {
+		name: turn.marker,
+		steps: [{ text: "ok" }, { turnEnded: { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } }],
+	};
+}
+const suite = turnSuite({ scenarioMap, rest: { usage: BILLED } });
 
 async function turn(pi: RpcPi, text: string): Promise<void> {
 	const from = pi.mark();
@@ -102,8 +95,8 @@ function customEntries(sessionFile: string, customType: string): Record<string, 
 test(
 	"three turns: /cursor-usage shows each send's raw and mapped figures, billed totals after refresh, and the same view after a restart; lineage once per agent",
 	async () => {
-		const home = homes.create();
-		const env = cursorEnv(backend);
+		const home = suite.homes.create();
+		const env = suite.env();
 		const first = startRpcPi(["--model", "cursor/composer-2"], { home, env, lifetimeMs: TIMEOUT_MS });
 		const state = await first.ready();
 		const sessionFile = String(state.sessionFile);
@@ -118,7 +111,7 @@ test(
 			"billed: 15678 tokens (input 9322, cache read 5296, cache write 800, output 260) · cost $0.1250, charged $0.0325",
 		);
 		expect(refreshed).toContain("pending settlement");
-		const usageRequests = (await backend.requests()).filter((r) => /^\/v1\/agents\/[^/]+\/usage$/.test(r.path));
+		const usageRequests = (await suite.backend.requests()).filter((r) => /^\/v1\/agents\/[^/]+\/usage$/.test(r.path));
 		expect(usageRequests.length).toBeGreaterThanOrEqual(1);
 		const exit = await first.close();
 		expect(exit.code).toBe(0);
@@ -149,8 +142,8 @@ test(
 test(
 	"a torn journal tail still renders and exports; export refuses an existing file and writes private JSON without prompts or keys",
 	async () => {
-		const home = homes.create();
-		const env = cursorEnv(backend);
+		const home = suite.homes.create();
+		const env = suite.env();
 		const pi = startRpcPi(["--model", "cursor/composer-2"], { home, env, lifetimeMs: TIMEOUT_MS });
 		const state = await pi.ready();
 		for (const t of TURNS) await turn(pi, `${t.marker} ${PROMPT_WORDS}`);
@@ -195,8 +188,8 @@ test(
 test(
 	"a fork shows its donor's sends as inherited history, journals its own, and never writes the donor's journal",
 	async () => {
-		const home = homes.create();
-		const pi = startRpcPi(["--model", "cursor/composer-2"], { home, env: cursorEnv(backend), lifetimeMs: TIMEOUT_MS });
+		const home = suite.homes.create();
+		const pi = startRpcPi(["--model", "cursor/composer-2"], { home, env: suite.env(), lifetimeMs: TIMEOUT_MS });
 		const donor = await pi.ready();
 		for (const t of TURNS) await turn(pi, `${t.marker} fork source`);
 		const donorJournal = journalOf(String(donor.sessionFile));
@@ -228,4 +221,4 @@ test(
 	TIMEOUT_MS,
 );
 
-testNothingLeftBehind(() => backend, homes);
+suite.nothingLeftBehind();

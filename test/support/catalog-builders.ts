@@ -1,4 +1,5 @@
 // Builders for synthetic catalog models: parameters and variants from a compact shape instead of hand-written tables.
+import type { ModelThinkingLevel } from "@earendil-works/pi-ai";
 import type { CatalogItem, CatalogVariant } from "../../src/catalog/types.ts";
 
 /** Parameter ids with their values, in catalog order (the first varies slowest across variants). */
@@ -33,4 +34,15 @@ export function catalogItem(
 	isDefault: Record<string, string>,
 ): CatalogItem {
 	return { id, displayName, parameters: parameters(shape), variants: variants(displayName, shape, isDefault) };
+}
+
+/** A row's thinking-level map as Pi sees it: the given levels' values, every other level `null` (unsupported). */
+export function levelMap(
+	values: Partial<Record<ModelThinkingLevel, string>>,
+): Record<ModelThinkingLevel, string | null> {
+	const levels: ModelThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+	return Object.fromEntries(levels.map((level) => [level, values[level] ?? null])) as Record<
+		ModelThinkingLevel,
+		string | null
+	>;
 }

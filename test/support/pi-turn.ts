@@ -1,7 +1,8 @@
 // End-to-end turn helpers: the loopback fake Cursor backend loaded with the captured catalog, a long-running Pi
-// process (RPC mode, signals), JSON-line parsing, secret and leftover-process checks.
+// process (RPC mode, signals), JSON-line parsing, secret and leftover-process checks, and `turnSuite`, the setup a
+// turn test file shares (its backend, temp homes, a few Pi processes at a time, the closing leftover check).
 
-import { expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import {
@@ -10,7 +11,8 @@ import {
 	type StartFakeBackendOptions,
 	startFakeBackend,
 } from "./fake-backend/client.ts";
-import { defaultHost, type HomeRegistry, type PiHost, type PiResult, type TempHome } from "./pi.ts";
+import { pool } from "./limit.ts";
+import { defaultHost, HomeRegistry, type PiHost, type PiResult, runPi, type TempHome } from "./pi.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** The only key the fake accepts; any other key gets a 401 at the key exchange. */
@@ -37,8 +39,7 @@ export function cursorEnv(backend: { url: string }, extra: Record<string, string
 /** Pi settings that turn off Pi's own agent-level retry (fault tests assert one attempt, quickly). */
 export const NO_RETRY = { retry: { enabled: false } };
 
-export { pool } from "./limit.ts";
-export { HomeRegistry } from "./pi.ts";
+export { HomeRegistry, pool };
 
 /** JSON lines of Pi's `--mode json` / `--mode rpc` stdout. */
 // biome-ignore lint/suspicious/noExplicitAny: Pi's event records are checked field by field in the tests.
@@ -273,11 +274,94 @@ export function descendantProcesses(): string[] {
 }
 
 /** The closing check of a turn test file: stop the fake, then no Pi, SDK or backend process may be left. */
-export function testNothingLeftBehind(backend: () => FakeBackend, homes: HomeRegistry): void {
+function testNothingLeftBehind(backend: () => FakeBackend, homes: HomeRegistry): void {
 	test("no Pi, SDK or backend process is left behind", async () => {
 		await backend().stop();
 		expect(isAlive(backend().pid)).toBe(false);
 		expect(await waitNoProcesses(homes.homes)).toEqual([]);
 		expect(descendantProcesses()).toEqual([]);
 	});
+}
+
+/** How long one turn test may take on a busy 2-core machine (several Pi starts, each seconds). */
+export const TURN_TEST_MS = 150_000;
+
+type Env = Record<string, string | undefined>;
+
+interface SuitePiOptions {
+	/** Default: a fresh temp home with Pi's retry off. */
+	home?: TempHome;
+	/** Variables on top of the suite's (the backend's URL and the test key). */
+	env?: Env;
+	host?: PiHost;
+}
+
+/** What a turn test file shares; see {@link turnSuite}. */
+export interface TurnSuite {
+	/** The file's fake backend (started before the first test). */
+	readonly backend: FakeBackend;
+	readonly homes: HomeRegistry;
+	/** Runs `task` when one of the file's Pi slots is free. */
+	limit<T>(task: () => Promise<T>): Promise<T>;
+	/** A concurrent test whose body runs in one of the file's Pi slots. */
+	test(name: string, body: () => Promise<void>, timeoutMs?: number): void;
+	/** A temp home whose Pi does not retry (each test asserts one attempt), or with `settings` instead. */
+	home(settings?: object): TempHome;
+	/** The environment of a Pi that talks to the suite's backend, `extra` on top. */
+	env(extra?: Env): Env;
+	/** `pi <args>` with stdin closed, run to its exit (at most `timeoutMs`). */
+	run(args: string[], options?: SuitePiOptions & { timeoutMs?: number }): Promise<PiResult>;
+	/** A long-running `pi <args>` for `body`; SIGKILLed afterwards if it still runs, whatever `body` did. */
+	withPi<T>(args: string[], options: SuitePiOptions, body: (pi: PiProcess) => Promise<T>): Promise<T>;
+	/** The file's last test: the backend stops, and no Pi, SDK or backend process is left behind. */
+	nothingLeftBehind(): void;
+}
+
+/**
+ * The setup of a turn test file: a fake backend with these scenarios (started in `beforeAll`), temp homes
+ * (removed in `afterAll`), and at most `concurrency` Pi processes at a time (each costs seconds of CPU).
+ */
+export function turnSuite(scenarios: StartFakeBackendOptions = {}, concurrency = 3): TurnSuite {
+	const homes = new HomeRegistry();
+	const limit = pool(concurrency);
+	let started: FakeBackend | undefined;
+	const running = () => {
+		if (!started) throw new Error("the suite's backend has not started (tests run after beforeAll)");
+		return started;
+	};
+	beforeAll(async () => {
+		started = await startTurnBackend(scenarios);
+	}, 30_000);
+	// Removing the temp homes (Node's compile cache, ~12 MB each) can take seconds on a busy machine.
+	afterAll(async () => {
+		await started?.stop();
+		homes.removeAll();
+	}, 60_000);
+	const suite: TurnSuite = {
+		get backend() {
+			return running();
+		},
+		homes,
+		limit,
+		test: (name, body, timeoutMs = TURN_TEST_MS) => test.concurrent(name, () => limit(body), timeoutMs),
+		home: (settings = NO_RETRY) => homes.create(settings),
+		env: (extra = {}) => cursorEnv(running(), extra),
+		run: (args, options = {}) =>
+			runPi(args, {
+				host: options.host,
+				home: options.home ?? suite.home(),
+				env: suite.env(options.env),
+				timeoutMs: options.timeoutMs ?? 60_000,
+			}),
+		withPi: (args, options, body) => {
+			const pi = new PiProcess(args, {
+				host: options.host,
+				home: options.home ?? suite.home(),
+				env: suite.env(options.env),
+			});
+			return endingPi(pi, () => body(pi));
+		},
+		nothingLeftBehind: () => testNothingLeftBehind(running, homes),
+	};
+	return suite;
 }

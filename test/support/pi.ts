@@ -1,8 +1,9 @@
 // Runs the real Pi CLI (npm package on Node 24, or a compiled Bun binary) with an isolated HOME.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { type ProcessResult, runProcess } from "./processes.ts";
 import { BUNDLE, ensureTool } from "./toolchain.ts";
 
 export interface PiHost {
@@ -104,11 +105,7 @@ export class HomeRegistry {
 	}
 }
 
-export interface PiResult {
-	code: number | null;
-	stdout: string;
-	stderr: string;
-}
+export type PiResult = ProcessResult;
 
 export interface RunPiOptions {
 	host?: PiHost;
@@ -126,30 +123,11 @@ export function runPi(args: string[], options: RunPiOptions): Promise<PiResult> 
 	const extensions = options.extensions ?? [BUNDLE];
 	const [program, ...prefix] = host.command;
 	if (!program) throw new Error(`host ${host.name} has no command`);
-	const child = spawn(program, [...prefix, "-ne", ...extensions.flatMap((e) => ["-e", e]), ...args], {
+	return runProcess(program, [...prefix, "-ne", ...extensions.flatMap((e) => ["-e", e]), ...args], {
 		cwd: options.cwd ?? options.home.dir,
 		env: options.home.env(options.env),
-		stdio: ["pipe", "pipe", "pipe"],
-	});
-	let stdout = "";
-	let stderr = "";
-	child.stdout.on("data", (chunk) => {
-		stdout += chunk;
-	});
-	child.stderr.on("data", (chunk) => {
-		stderr += chunk;
-	});
-	child.stdin.end(options.input ?? "");
-	return new Promise((resolve, reject) => {
-		const timer = setTimeout(() => {
-			child.kill("SIGKILL");
-			reject(new Error(`pi ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
-		}, options.timeoutMs ?? 45_000);
-		child.on("error", reject);
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			resolve({ code, stdout, stderr });
-		});
+		input: options.input,
+		timeoutMs: options.timeoutMs ?? 45_000,
 	});
 }
 

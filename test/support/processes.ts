@@ -1,5 +1,5 @@
-// Child processes of the tests: loopback test servers (the fake Cursor backend, the cloud fake) in their own Bun
-// process, and probes (the real SDK in a child) whose JSON-line output is captured.
+// Child processes of the tests: commands run to completion, loopback test servers (the fake Cursor backend, the
+// cloud fake) in their own Bun process, and probes (the real SDK in a child) whose JSON-line output is captured.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { fstatSync } from "node:fs";
@@ -16,15 +16,54 @@ export interface ServerProcess {
 	stderr(): string;
 }
 
+export interface ProcessResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+/** Runs `program args` to completion with `input` on stdin; rejects (and SIGKILLs it) after `timeoutMs`. */
+export function runProcess(
+	program: string,
+	args: string[],
+	options: { cwd: string; env: Record<string, string>; input?: string; timeoutMs: number },
+): Promise<ProcessResult> {
+	const child = spawn(program, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+	let stdout = "";
+	let stderr = "";
+	child.stdout.on("data", (chunk) => {
+		stdout += chunk;
+	});
+	child.stderr.on("data", (chunk) => {
+		stderr += chunk;
+	});
+	child.stdin.end(options.input ?? "");
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => {
+			child.kill("SIGKILL");
+			reject(new Error(`${program} ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+		}, options.timeoutMs);
+		child.on("error", reject);
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			resolve({ code, stdout, stderr });
+		});
+	});
+}
+
 const children = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-function installExitHook(): void {
-	if (exitHookInstalled) return;
-	exitHookInstalled = true;
-	process.on("exit", () => {
-		for (const child of children) child.kill("SIGKILL");
-	});
+/** SIGKILLs `child` if it still runs when the test process exits. */
+export function killAtExit(child: ChildProcess): void {
+	if (!exitHookInstalled) {
+		exitHookInstalled = true;
+		process.on("exit", () => {
+			for (const running of children) running.kill("SIGKILL");
+		});
+	}
+	children.add(child);
+	child.once("exit", () => children.delete(child));
 }
 
 /**
@@ -37,22 +76,18 @@ export async function startServerProcess(
 	script: string,
 	options: { env?: Record<string, string>; startTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
-	installExitHook();
 	const child = spawn(bunPath(), [script], {
 		cwd: REPO_ROOT,
 		stdio: ["pipe", "pipe", "pipe"],
 		env: { ...process.env, ...(options.env ?? {}) },
 	});
-	children.add(child);
+	killAtExit(child);
 	let stderrText = "";
 	child.stderr?.on("data", (chunk: Buffer) => {
 		stderrText = (stderrText + chunk.toString()).slice(-16384);
 	});
 	const exited = new Promise<void>((resolve) => {
-		child.once("exit", () => {
-			children.delete(child);
-			resolve();
-		});
+		child.once("exit", () => resolve());
 	});
 
 	const ready = await new Promise<{ url: string; pid: number }>((resolve, reject) => {

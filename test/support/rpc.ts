@@ -9,9 +9,12 @@
 // Commands are sent one at a time by the helpers below (Pi handles concurrent commands concurrently, which makes
 // the order of their UI records nondeterministic). Await every response before close(): at stdin EOF Pi shuts down
 // without waiting for extension command handlers still in flight. Every started process is tracked and killed at exit.
+import { afterAll, beforeAll, expect } from "bun:test";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { defaultHost, type PiHost, type RunPiOptions } from "./pi.ts";
+import { pool } from "./limit.ts";
+import { defaultHost, HomeRegistry, type PiHost, type RunPiOptions, type TempHome } from "./pi.ts";
+import { killAtExit } from "./processes.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** Any JSON record Pi wrote to stdout. */
@@ -60,15 +63,6 @@ export type RpcOptions = Omit<RunPiOptions, "input" | "timeoutMs"> & {
 };
 
 const live = new Set<ChildProcessWithoutNullStreams>();
-let exitHook = false;
-
-function installExitHook(): void {
-	if (exitHook) return;
-	exitHook = true;
-	process.on("exit", () => {
-		for (const child of live) child.kill("SIGKILL");
-	});
-}
 
 /** Number of RPC Pi processes currently running (tests assert it returns to 0). */
 export function liveRpcProcesses(): number {
@@ -100,7 +94,6 @@ export class RpcPi {
 		readonly args: string[],
 		options: RpcOptions,
 	) {
-		installExitHook();
 		this.host = options.host ?? defaultHost();
 		const extensions = options.extensions ?? [BUNDLE];
 		const [program, ...prefix] = this.host.command;
@@ -111,6 +104,7 @@ export class RpcPi {
 			stdio: ["pipe", "pipe", "pipe"],
 		});
 		live.add(this.child);
+		killAtExit(this.child);
 		this.child.stdout.setEncoding("utf8");
 		this.child.stdout.on("data", (chunk: string) => this.onStdout(chunk));
 		this.child.stderr.setEncoding("utf8");
@@ -337,4 +331,49 @@ export async function refusedBackendUrl(): Promise<string> {
 	return `http://127.0.0.1:${address.port}`;
 }
 
-export { pool } from "./limit.ts";
+export { pool };
+
+/** What an RPC test file shares; see {@link rpcSuite}. */
+export interface RpcSuite {
+	readonly homes: HomeRegistry;
+	/** Runs `task` when one of the file's Pi slots is free. */
+	limit<T>(task: () => Promise<T>): Promise<T>;
+	/** A temp home, with Pi `settings` when given. */
+	home(settings?: object): TempHome;
+	/** A loopback URL that refuses connections: a Cursor backend no test may reach. */
+	readonly refusedUrl: string;
+	/** {@link startRpcPi}, killed after the file's last test if it still runs. */
+	start(args: string[], options: RpcOptions): RpcPi;
+}
+
+/**
+ * The setup of an RPC test file: temp homes, at most `concurrency` Pi processes at a time and a refused backend
+ * URL; after the last test every Pi it started is gone.
+ */
+export function rpcSuite(concurrency = 3): RpcSuite {
+	const homes = new HomeRegistry();
+	const started: RpcPi[] = [];
+	let refused: string | undefined;
+	beforeAll(async () => {
+		refused = await refusedBackendUrl();
+	});
+	afterAll(async () => {
+		await Promise.all(started.map((pi) => pi.kill()));
+		homes.removeAll();
+		expect(liveRpcProcesses()).toBe(0);
+	});
+	return {
+		homes,
+		limit: pool(concurrency),
+		home: (settings) => homes.create(settings),
+		get refusedUrl() {
+			if (!refused) throw new Error("the refused URL is set in beforeAll");
+			return refused;
+		},
+		start(args, options) {
+			const pi = startRpcPi(args, options);
+			started.push(pi);
+			return pi;
+		},
+	};
+}

@@ -2,6 +2,8 @@
 // user config), driven with send-keys and read with capture-pane.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import type { TempHome } from "./pi.ts";
+import { BUNDLE, ensureTool } from "./toolchain.ts";
 
 export class TmuxSession {
 	private readonly socket: string;
@@ -82,4 +84,18 @@ export class TmuxSession {
 	kill(): void {
 		this.tmux(["kill-server"]);
 	}
+}
+
+/** `pi -ne -e <built bundle> <args>` (npm Pi 1.6.0 on Node 24) in a terminal of its own, in `home` with `env`. */
+export function piTerminal(
+	home: TempHome,
+	args: string[],
+	options: { env: Record<string, string | undefined>; height: number },
+): TmuxSession {
+	const pi = [ensureTool("node24"), ensureTool("pi@1.6.0"), "-ne", "-e", BUNDLE, ...args].join(" ");
+	return new TmuxSession(home.dir, `exec ${pi}`, {
+		env: home.env({ TERM: "xterm-256color", ...options.env }),
+		cwd: home.dir,
+		height: options.height,
+	});
 }

@@ -7,9 +7,10 @@ import type { InteractionUpdate, Run, RunResult, SDKAgent, SendOptions } from ".
 import type { LiveRun } from "../../src/turn/live-run.ts";
 import { streamCursorTurn } from "../../src/turn/stream.ts";
 import type { ToolDisplay } from "../../src/turn/tools.ts";
-import type { AgentLease, TurnSetup } from "../../src/turn/types.ts";
+import type { AgentLease } from "../../src/turn/types.ts";
 
 import { cursorModel } from "./messages.ts";
+import { turnSetup } from "./pool-request.ts";
 
 export const DRIVER_KEY = "key_turn_driver_0123456789abcdef";
 
@@ -33,25 +34,6 @@ export interface DriveOptions {
 }
 
 /** Plays `updates` through one provider turn, then ends the run with `end`. */
-/** A local turn's setup (deadlines far away), with `overrides`. */
-export function turnSetup(overrides: Partial<TurnSetup> = {}): TurnSetup {
-	return {
-		apiKey: DRIVER_KEY,
-		runtime: "local",
-		baseModelId: "composer-2",
-		selection: { id: "composer-2" },
-		mode: "agent",
-		timeouts: { firstResponseMs: 60_000, idleMs: 60_000 },
-		liveRunIdleMs: 60_000,
-		settingSources: ["all"],
-		http1: undefined,
-		safety: {},
-		subagents: {},
-		summary: false,
-		...overrides,
-	};
-}
-
 export async function driveTurn(
 	updates: readonly unknown[],
 	end: RunEnd,
@@ -61,7 +43,7 @@ export async function driveTurn(
 	const traces: string[] = [];
 	let cancelled = false;
 	let live: LiveRun | undefined;
-	const setup = turnSetup();
+	const setup = turnSetup({ apiKey: DRIVER_KEY });
 	const agent = {
 		agentId: "agent-driver",
 		async send(_message: unknown, sendOptions?: SendOptions): Promise<Run> {

@@ -14,7 +14,7 @@ import { CLOUD_BOUNDS } from "../../src/turn/setup.ts";
 import { streamCursorTurn } from "../../src/turn/stream.ts";
 import type { TurnSetup } from "../../src/turn/types.ts";
 import { cursorModel } from "../support/messages.ts";
-import { turnSetup } from "../support/turn-driver.ts";
+import { turnSetup } from "../support/pool-request.ts";
 
 const KEY = "key_unit_test_cloud_run";
 const AGENT_ID = "bc-12345678-1234-4234-8234-123456789abc";

@@ -1,20 +1,12 @@
-import { afterAll, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CheckResult, compareVersions, renderDoctor, runChecks } from "../../src/doctor/checks.ts";
 import { type DoctorSources, gatherDoctorFacts } from "../../src/doctor/gather.ts";
 import { readEnv } from "../../src/settings/env.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-	for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-	const dir = mkdtempSync(join(tmpdir(), "pi-cursor-doctor-"));
-	dirs.push(dir);
-	return dir;
-}
+const tempDir = tempDirs("pi-cursor-doctor-");
 
 /** A working install: a parser vendor dir and an executable rg. */
 function natives(dir: string) {

@@ -1,20 +1,12 @@
-import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { InteractionUpdate } from "../../src/sdk/cursor-sdk.ts";
 import type { SendStarted } from "../../src/turn/observer.ts";
 import { EventCapture } from "../../src/usage/event-capture.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-	for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-	const dir = mkdtempSync(join(tmpdir(), "pi-cursor-capture-"));
-	dirs.push(dir);
-	return dir;
-}
+const tempDir = tempDirs("pi-cursor-capture-");
 
 const KEY = "key_capture_secret_55555";
 const send: SendStarted = {

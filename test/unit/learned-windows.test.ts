@@ -1,7 +1,5 @@
-import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import {
 	applyLearnedWindows,
 	contextlessBaseId,
@@ -12,16 +10,9 @@ import {
 } from "../../src/catalog/learned-windows.ts";
 import { CatalogState } from "../../src/catalog/state.ts";
 import type { CatalogItem } from "../../src/catalog/types.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-	for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-	const dir = mkdtempSync(join(tmpdir(), "pi-cursor-windows-"));
-	dirs.push(dir);
-	return dir;
-}
+const tempDir = tempDirs("pi-cursor-windows-");
 
 const ITEMS: CatalogItem[] = [
 	{

@@ -5,7 +5,7 @@ import { FALLBACK_MODELS } from "../../src/catalog/fallback-models.generated.ts"
 import { buildCatalog } from "../../src/catalog/rows.ts";
 import type { CatalogItem, ContextWindowTable } from "../../src/catalog/types.ts";
 import { buildModelSelection } from "../../src/selection.ts";
-import { catalogItem, type ParamShape, parameters, variants } from "../support/catalog-builders.ts";
+import { catalogItem, levelMap, type ParamShape, parameters, variants } from "../support/catalog-builders.ts";
 
 // Hand-written expectations from the spec's "Detailed Examples", "Claude Behavior", the Gemini 3.8 note and
 // "Grok 4.7 Default-context Compatibility". Where the captured catalog differs from the spec's prose (opus 4.8's
@@ -213,15 +213,7 @@ describe("grok-4.5", () => {
 	});
 
 	test("levels without a catalog value do not invent one", () => {
-		expect(bundled.row("grok-4.5")?.thinkingLevelMap).toEqual({
-			off: null,
-			minimal: null,
-			low: "low",
-			medium: "medium",
-			high: "high",
-			xhigh: null,
-			max: null,
-		});
+		expect(bundled.row("grok-4.5")?.thinkingLevelMap).toEqual(levelMap({ low: "low", medium: "medium", high: "high" }));
 		expect(bundled.select("grok-4.5", "xhigh")).toBe("grok-4.5 effort=high; fast=true");
 		expect(bundled.select("grok-4.5", "max")).toBe("grok-4.5 effort=high; fast=true");
 		expect(bundled.select("grok-4.5", undefined)).toBe("grok-4.5 effort=high; fast=true");
@@ -274,15 +266,9 @@ describe("Haiku 5.5 (reasoning_effort with a thinking toggle, spec-shaped)", () 
 	});
 
 	test.each(["claude-haiku-5-5@300k", "claude-haiku-5-5@1m"])("%s exposes off, low, medium, high, xhigh, max", (id) => {
-		expect(spec.row(id)?.thinkingLevelMap).toEqual({
-			off: "false",
-			minimal: null,
-			low: "low",
-			medium: "medium",
-			high: "high",
-			xhigh: "xhigh",
-			max: "max",
-		});
+		expect(spec.row(id)?.thinkingLevelMap).toEqual(
+			levelMap({ off: "false", low: "low", medium: "medium", high: "high", xhigh: "xhigh", max: "max" }),
+		);
 	});
 
 	test("minimal keeps thinking=true, reasoning_effort=high and the selected context", () => {
@@ -313,15 +299,9 @@ describe("Haiku 5.5 (reasoning_effort with a thinking toggle, spec-shaped)", () 
 
 describe("Gemini 3.8 Flash", () => {
 	test("low, medium and high map to reasoning_effort; the rest are unsupported", () => {
-		expect(bundled.row("gemini-3.8-flash")?.thinkingLevelMap).toEqual({
-			off: null,
-			minimal: null,
-			low: "low",
-			medium: "medium",
-			high: "high",
-			xhigh: null,
-			max: null,
-		});
+		expect(bundled.row("gemini-3.8-flash")?.thinkingLevelMap).toEqual(
+			levelMap({ low: "low", medium: "medium", high: "high" }),
+		);
 		expect(bundled.select("gemini-3.8-flash", "low")).toBe("gemini-3.8-flash reasoning_effort=low");
 		expect(bundled.select("gemini-3.8-flash", "medium")).toBe("gemini-3.8-flash reasoning_effort=medium");
 	});
@@ -409,15 +389,7 @@ describe("Grok 4.7 default-context compatibility", () => {
 
 describe("level mapping rules", () => {
 	test("boolean-only thinking: off → false, high → true, other levels keep the default", () => {
-		expect(bundled.row("claude-sonnet-4@200k")?.thinkingLevelMap).toEqual({
-			off: "false",
-			minimal: null,
-			low: null,
-			medium: null,
-			high: "true",
-			xhigh: null,
-			max: null,
-		});
+		expect(bundled.row("claude-sonnet-4@200k")?.thinkingLevelMap).toEqual(levelMap({ off: "false", high: "true" }));
 		expect(bundled.select("claude-sonnet-4@200k", undefined)).toBe("claude-sonnet-4 thinking=false; context=200k");
 		expect(bundled.select("claude-sonnet-4@200k", "high")).toBe("claude-sonnet-4 thinking=true; context=200k");
 		expect(bundled.select("claude-sonnet-4@200k", "medium")).toBe("claude-sonnet-4 thinking=false; context=200k");

@@ -1,6 +1,5 @@
-import { afterAll, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { appendFileSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { appendRecord, journalPath, readJournal, UsageJournal } from "../../src/usage/journal.ts";
 import {
@@ -10,16 +9,9 @@ import {
 	type SendRecord,
 	sendRecordOf,
 } from "../../src/usage/records.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-	for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-	const dir = mkdtempSync(join(tmpdir(), "pi-cursor-journal-"));
-	dirs.push(dir);
-	return dir;
-}
+const tempDir = tempDirs("pi-cursor-journal-");
 
 const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({
 	input: input - cacheRead - cacheWrite,

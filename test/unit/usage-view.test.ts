@@ -1,6 +1,5 @@
-import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { expect, test } from "bun:test";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseUsageCommand } from "../../src/usage/command.ts";
 import { writeExport } from "../../src/usage/export.ts";
@@ -21,16 +20,9 @@ import {
 	renderUsageView,
 	type UsageSource,
 } from "../../src/usage/view.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-	for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-	const dir = mkdtempSync(join(tmpdir(), "pi-cursor-usage-"));
-	dirs.push(dir);
-	return dir;
-}
+const tempDir = tempDirs("pi-cursor-usage-");
 
 const T0 = Date.parse("2026-11-02T10:00:00Z");
 
