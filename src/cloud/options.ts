@@ -4,6 +4,7 @@
 
 import type { CloudAgentOptions } from "../sdk/cursor-sdk.ts";
 import { ENV_VARS, type EnvRecord, readEnvVar } from "../settings/env.ts";
+import { booleanWord } from "../settings/env-parse.ts";
 import { checkRepositoryUrl } from "./repo-url.ts";
 
 /** Flag names (without `--`), as registered with `pi.registerFlag`. */
@@ -44,6 +45,18 @@ export const CLOUD_ENV = Object.fromEntries(
 ) as Record<keyof typeof CLOUD_ENV_KEYS, string>;
 
 type Key = keyof typeof CLOUD_FLAGS;
+
+/** Each cloud flag as `pi --help` shows it: its type and meaning are its environment variable's. */
+export function cloudFlagSpecs(): { name: string; type: "boolean" | "string"; description: string }[] {
+	return (Object.keys(CLOUD_FLAGS) as Key[]).map((key) => {
+		const variable = ENV_VARS[CLOUD_ENV_KEYS[key]];
+		return {
+			name: CLOUD_FLAGS[key],
+			type: variable.parse === booleanWord ? "boolean" : "string",
+			description: `Cursor Cloud: ${variable.meaning} (or ${variable.name})`,
+		};
+	});
+}
 
 /** Raw `pi.getFlag(...)` values by setting (boolean flags are `true` when given). */
 export type CloudFlagsInput = Partial<Record<Key, unknown>>;

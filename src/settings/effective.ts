@@ -6,6 +6,7 @@
  * `pi.getFlag`, restored session state, user config, the parsed environment) and gets plain values back.
  */
 
+import type { Checked } from "./checked.ts";
 import type { CursorSdkUserConfig } from "./config-schema.ts";
 import type { CursorEnv } from "./env.ts";
 import { parseBooleanSetting } from "./env-parse.ts";
@@ -144,10 +145,8 @@ export interface ModeValue {
 	readonly source: ModeSource;
 }
 
-export type ModeResolution =
-	| ModeValue
-	/** Invalid `--cursor-mode`. `fallback` ignores the invalid override (used for status). */
-	| { readonly ok: false; readonly error: string; readonly fallback: ModeValue };
+/** An invalid `--cursor-mode` is an error; its `fallback` ignores the invalid override. */
+export type ModeResolution = Checked<ModeValue>;
 
 const VALID_MODES_TEXT = CURSOR_MODES.join(", ");
 

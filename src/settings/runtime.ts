@@ -2,6 +2,8 @@
 // `PI_CURSOR_RUNTIME` > the trusted project's `runtime` > the user's `runtime` > `local`. An invalid value anywhere
 // on that path fails closed (the turn does not run on a guessed runtime) with a message naming both valid values.
 
+import type { Checked } from "./checked.ts";
+
 export const RUNTIMES = ["local", "cloud"] as const;
 export type CursorRuntime = (typeof RUNTIMES)[number];
 
@@ -26,10 +28,8 @@ export interface RuntimeValue {
 	readonly source: RuntimeSource;
 }
 
-export type RuntimeResolution =
-	| RuntimeValue
-	/** `fallback`: what the footer shows meanwhile (the local runtime). */
-	| { readonly ok: false; readonly error: string; readonly fallback: RuntimeValue };
+/** An invalid value is an error; its `fallback` is the local runtime. */
+export type RuntimeResolution = Checked<RuntimeValue>;
 
 export const isRuntime = (value: unknown): value is CursorRuntime => value === "local" || value === "cloud";
 
