@@ -128,7 +128,9 @@ test("a bash call from another provider really runs, exactly like Pi's built-in"
 		expected.push({ isError: result.isError === true, text: (result.content[0] as { text: string }).text });
 	}
 	expect(expected[0]).toEqual({ isError: false, text: "written\n" });
-	expect(results.map(({ isError, text }) => ({ isError, text }))).toEqual(expected);
+	// Pi runs the two calls in parallel: results are compared by call, whichever finished first.
+	const byCall = [...results].sort((a, b) => a.id.localeCompare(b.id));
+	expect(byCall.map(({ isError, text }) => ({ isError, text }))).toEqual(expected);
 });
 
 test("a replay id with no record (after /new, /resume, a restart) fails closed and runs nothing", async () => {
