@@ -21,6 +21,7 @@ import { dropForCursorTurn } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
 import { CursorReplay } from "./replay/replay.ts";
 import { LocalRuntime } from "./runtime/local.ts";
+import { SessionPrewarm } from "./runtime/prewarm.ts";
 import { type CursorSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { SessionAgentPool } from "./session/pool.ts";
@@ -53,6 +54,8 @@ export class CursorExtension {
 	private readonly bridge: BridgeView;
 	private readonly runtime: LocalRuntime;
 	private readonly entry: SessionTurnEntry;
+	/** The first send prepared in the background once Pi has started (src/runtime/prewarm.ts). */
+	private readonly prewarm: SessionPrewarm;
 	/** Installed when the extension loads, before any agent exists (src/process/effects.ts). */
 	private readonly effects = installProcessEffects(this.env);
 	private cwd = process.cwd();
@@ -117,6 +120,12 @@ export class CursorExtension {
 			runtime: this.runtime,
 			storeMoved: (storeDir) => this.pool.bind({ storeDir, resume: undefined }),
 			resolved: (setup) => this.accounting.noteTurn(setup),
+		});
+		this.prewarm = new SessionPrewarm({
+			env: this.env,
+			entry: this.entry,
+			runtime: this.runtime,
+			sockets: this.sockets,
 		});
 	}
 
@@ -195,8 +204,10 @@ export class CursorExtension {
 			this.notifier.bind(ctx);
 			this.settings.activeModel = event.model as Model<string>;
 			this.refreshStatus();
+			this.prewarm.request(ctx, event.model as Model<string>);
 		});
 		pi.on("session_shutdown", async () => {
+			this.prewarm.stop();
 			await this.accounting.shutdown();
 			await this.pool.shutdown();
 			this.stores.release();
@@ -240,6 +251,7 @@ export class CursorExtension {
 					? resumeHandleOf(sessionManager.getBranch(), sessionManager.getEntries())
 					: undefined,
 		});
+		this.prewarm.request(ctx);
 	}
 
 	private storeRootChoice() {

@@ -57,6 +57,11 @@ interface Session {
 	readonly server: Server;
 }
 
+/** Evaluates the server's third-party code (src/bridge/mcp-vendor.ts) ahead of the first bridged run (a prewarm). */
+export function loadBridgeCode(): void {
+	mcpVendor();
+}
+
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
 	const vendor = mcpVendor();
 	const { createAdaptorServer, Hono, localhostHostValidation, localhostOriginValidation } = vendor;
