@@ -7,11 +7,13 @@
 // - the MCP SDK carries one zod and no Ajv (`shrinkMcp`);
 // - the bridge's third-party half (src/bridge/mcp-vendor.ts) is evaluated on the first bridged run, not at every
 //   start (`lazyMcpVendor`);
+// - the bundled fallback catalog's rows are built here, not at every start (`prebuiltFallbackCatalog`);
 // - the output is minified except for names, so stack traces keep our function names.
 import { readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
+import type { BuiltCatalog } from "../src/catalog/types.ts";
 
 export const EXTERNALS = [
 	"@cursor/sdk",
@@ -135,6 +137,30 @@ function lazyMcpVendor(code: string): BunPlugin {
 	};
 }
 
+/**
+ * src/catalog/fallback-built.ts as the catalog it builds, serialized now: `buildFallbackCatalog()` then only parses
+ * JSON (its `meta` map as entries). JSON drops `undefined` properties; nothing reads rows or metadata by key presence.
+ */
+async function prebuiltFallbackCatalog(): Promise<BunPlugin> {
+	const { buildFallbackCatalog } = await import(join(root, "src", "catalog", "fallback-built.ts"));
+	const built: BuiltCatalog = buildFallbackCatalog();
+	const json = JSON.stringify({ rows: built.rows, meta: [...built.meta] });
+	return {
+		name: "prebuilt-fallback-catalog",
+		setup(build) {
+			build.onLoad({ filter: /[\\/]src[\\/]catalog[\\/]fallback-built\.ts$/ }, () => ({
+				contents: [
+					"export function buildFallbackCatalog() {",
+					`  const { rows, meta } = JSON.parse(${JSON.stringify(json)});`,
+					"  return { rows, meta: new Map(meta) };",
+					"}",
+				].join("\n"),
+				loader: "js",
+			}));
+		},
+	};
+}
+
 rmSync(outdir, { recursive: true, force: true });
 const result = await Bun.build({
 	entrypoints: [join(root, "src", "index.ts")],
@@ -143,7 +169,7 @@ const result = await Bun.build({
 	target: "node",
 	format: "esm",
 	external: EXTERNALS,
-	plugins: [...bundleInputs(inputs), lazyMcpVendor(await buildMcpVendor())],
+	plugins: [...bundleInputs(inputs), lazyMcpVendor(await buildMcpVendor()), await prebuiltFallbackCatalog()],
 	minify: MINIFY,
 	sourcemap: "none",
 });
