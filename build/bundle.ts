@@ -8,8 +8,10 @@
 // - the bridge's third-party half (src/bridge/mcp-vendor.ts) is evaluated on the first bridged run, not at every
 //   start (`lazyMcpVendor`);
 // - the bundled fallback catalog's rows are built here, not at every start (`prebuiltFallbackCatalog`);
-// - the output is minified except for names, so stack traces keep our function names.
-import { readFileSync, rmSync } from "node:fs";
+// - the output is minified except for names, so stack traces keep our function names;
+// - the output is ASCII (`asciiOnly`), so Node reads it as a one-byte string that Pi's loader hashes, scans and
+//   compiles faster than the two-byte string a single `…` in a message would make of the whole file.
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
@@ -161,6 +163,17 @@ async function prebuiltFallbackCatalog(): Promise<BunPlugin> {
 	};
 }
 
+/**
+ * `text` with every non-ASCII UTF-16 unit written as a `\uXXXX` escape (the output has them only in string,
+ * template and regex literals, where the escape means the same, unless in a `String.raw` template).
+ */
+function asciiOnly(text: string): string {
+	for (const [raw] of text.matchAll(/String\.raw`[^`]*`/g)) {
+		if (/[\u0080-\uffff]/.test(raw)) fail([`dist/index.js has a non-ASCII String.raw template: ${raw}`]);
+	}
+	return text.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 rmSync(outdir, { recursive: true, force: true });
 const result = await Bun.build({
 	entrypoints: [join(root, "src", "index.ts")],
@@ -177,5 +190,7 @@ if (!result.success) fail(result.logs);
 if (result.outputs.length !== 1) {
 	fail([`expected one output file, got ${result.outputs.map((o) => o.path).join(", ")}`]);
 }
-const size = result.outputs[0]?.size ?? 0;
-console.error(`built dist/index.js (${(size / 1024).toFixed(1)} KiB)`);
+const output = join(outdir, "index.js");
+const text = asciiOnly(readFileSync(output, "utf8"));
+writeFileSync(output, text);
+console.error(`built dist/index.js (${(text.length / 1024).toFixed(1)} KiB)`);
