@@ -1,9 +1,21 @@
 // Builds dist/index.js: one ESM file with our code and the MCP/Hono bridge runtime inlined. `@cursor/sdk` stays
 // external (its webpack chunks and native platform package must stay on disk), and so do Pi's host packages and
 // typebox (Pi maps them to its own copies; a second copy would create duplicate classes).
-import { rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+//
+// Every Pi start reads, hashes, compiles and evaluates this file through Pi's loader (jiti), and the first start
+// after an install or upgrade also transpiles it (Babel, seconds for a large file). So the build keeps that small:
+// - the MCP SDK carries one zod and no Ajv (`shrinkMcp`);
+// - the bridge's third-party half (src/bridge/mcp-vendor.ts) is evaluated on the first bridged run, not at every
+//   start (`lazyMcpVendor`);
+// - the bundled fallback catalog's rows are built here, not at every start (`prebuiltFallbackCatalog`);
+// - the output is minified except for names, so stack traces keep our function names;
+// - the output is ASCII (`asciiOnly`), so Node reads it as a one-byte string that Pi's loader hashes, scans and
+//   compiles faster than the two-byte string a single `…` in a message would make of the whole file.
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
+import type { BuiltCatalog } from "../src/catalog/types.ts";
 
 export const EXTERNALS = [
 	"@cursor/sdk",
@@ -16,6 +28,8 @@ export const EXTERNALS = [
 
 const root = resolve(import.meta.dir, "..");
 const outdir = join(root, "dist");
+const MCP_VENDOR = join(root, "src", "bridge", "mcp-vendor.ts");
+const MINIFY = { whitespace: true, syntax: true, identifiers: false };
 
 const isExternal = (specifier: string) =>
 	EXTERNALS.some((pattern) =>
@@ -28,6 +42,7 @@ const isExternal = (specifier: string) =>
  * own imports of them resolve there, as ES modules like from node_modules (NODE_PATH would pick their CommonJS
  * builds); their own imports then resolve beside them.
  */
+const inputs = process.env.PI_CURSOR_BUNDLE_INPUTS;
 function bundleInputs(dir: string | undefined): BunPlugin[] {
 	if (!dir) return [];
 	const src = join(root, "src");
@@ -44,8 +59,122 @@ function bundleInputs(dir: string | undefined): BunPlugin[] {
 		},
 	];
 }
-rmSync(outdir, { recursive: true, force: true });
 
+/**
+ * The MCP SDK without what the bridge never uses:
+ * - one zod: `@modelcontextprotocol/core` and `/server` may each carry their own copy of the same zod version;
+ * - no Ajv: the server's JSON Schema validator is replaced by build/mcp-shims.ts.
+ */
+const shrinkMcp: BunPlugin = {
+	name: "shrink-mcp",
+	setup(build) {
+		const server = dirname(Bun.resolveSync("@modelcontextprotocol/server/package.json", inputs ?? root));
+		const zodVersion = (from: string) =>
+			JSON.parse(readFileSync(Bun.resolveSync("zod/package.json", from), "utf8")).version as string;
+		build.onResolve({ filter: /^zod(\/|$)/ }, (args) => {
+			if (!args.importer.includes("/@modelcontextprotocol/")) return undefined;
+			const wanted = zodVersion(dirname(args.importer));
+			if (wanted !== zodVersion(server)) {
+				throw new Error(`${args.importer} wants zod ${wanted}, @modelcontextprotocol/server has ${zodVersion(server)}`);
+			}
+			return { path: Bun.resolveSync(args.path, server) };
+		});
+		build.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+			path: join(root, "build", "mcp-shims.ts"),
+		}));
+	},
+};
+
+function fail(logs: readonly unknown[]): never {
+	for (const log of logs) console.error(log);
+	process.exit(1);
+}
+
+/** src/bridge/mcp-vendor.ts and everything it imports as one CommonJS module that requires only Node built-ins. */
+async function buildMcpVendor(): Promise<string> {
+	const result = await Bun.build({
+		entrypoints: [MCP_VENDOR],
+		target: "node",
+		format: "cjs",
+		plugins: [...bundleInputs(inputs), shrinkMcp],
+		minify: { ...MINIFY, identifiers: true }, // third-party names: none of ours, none in our stack traces
+		sourcemap: "none",
+	});
+	const [output] = result.outputs;
+	if (!result.success || !output || result.outputs.length !== 1) fail(result.logs);
+	const code = await output.text();
+	for (const [call, id = ""] of code.matchAll(/\brequire\(["']([^"']+)["']\)/g)) {
+		if (!builtinModules.includes(id.replace(/^node:/, ""))) fail([`src/bridge/mcp-vendor.ts needs ${call}`]);
+	}
+	return code;
+}
+
+/**
+ * In dist/index.js, src/bridge/mcp-vendor.ts becomes its CommonJS build (plain code, bundled like any other) inside
+ * the body of `mcpVendor()`: the first call evaluates it, later calls return the same modules. This is what a bundler
+ * does for a module it wraps (esbuild's and Bun's `__commonJS`), decided here for a module whose evaluation a Pi
+ * start does not need. Nothing is resolved, read or compiled at run time.
+ */
+function lazyMcpVendor(code: string): BunPlugin {
+	return {
+		name: "lazy-mcp-vendor",
+		setup(build) {
+			build.onLoad({ filter: /[\\/]src[\\/]bridge[\\/]mcp-vendor\.ts$/ }, () => ({
+				contents: [
+					"let vendor;",
+					"export function mcpVendor() {",
+					"  if (vendor === undefined) {",
+					"    const module = { exports: {} };",
+					"    (function (module, exports, require) {",
+					code,
+					"    })(module, module.exports, (id) => process.getBuiltinModule(id));",
+					"    vendor = module.exports.mcpVendor();",
+					"  }",
+					"  return vendor;",
+					"}",
+				].join("\n"),
+				loader: "js",
+			}));
+		},
+	};
+}
+
+/**
+ * src/catalog/fallback-built.ts as the catalog it builds, serialized now: `buildFallbackCatalog()` then only parses
+ * JSON (its `meta` map as entries). JSON drops `undefined` properties; nothing reads rows or metadata by key presence.
+ */
+async function prebuiltFallbackCatalog(): Promise<BunPlugin> {
+	const { buildFallbackCatalog } = await import(join(root, "src", "catalog", "fallback-built.ts"));
+	const built: BuiltCatalog = buildFallbackCatalog();
+	const json = JSON.stringify({ rows: built.rows, meta: [...built.meta] });
+	return {
+		name: "prebuilt-fallback-catalog",
+		setup(build) {
+			build.onLoad({ filter: /[\\/]src[\\/]catalog[\\/]fallback-built\.ts$/ }, () => ({
+				contents: [
+					"export function buildFallbackCatalog() {",
+					`  const { rows, meta } = JSON.parse(${JSON.stringify(json)});`,
+					"  return { rows, meta: new Map(meta) };",
+					"}",
+				].join("\n"),
+				loader: "js",
+			}));
+		},
+	};
+}
+
+/**
+ * `text` with every non-ASCII UTF-16 unit written as a `\uXXXX` escape (the output has them only in string,
+ * template and regex literals, where the escape means the same, unless in a `String.raw` template).
+ */
+function asciiOnly(text: string): string {
+	for (const [raw] of text.matchAll(/String\.raw`[^`]*`/g)) {
+		if (/[\u0080-\uffff]/.test(raw)) fail([`dist/index.js has a non-ASCII String.raw template: ${raw}`]);
+	}
+	return text.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+rmSync(outdir, { recursive: true, force: true });
 const result = await Bun.build({
 	entrypoints: [join(root, "src", "index.ts")],
 	outdir,
@@ -53,17 +182,15 @@ const result = await Bun.build({
 	target: "node",
 	format: "esm",
 	external: EXTERNALS,
-	plugins: bundleInputs(process.env.PI_CURSOR_BUNDLE_INPUTS),
-	minify: false,
+	plugins: [...bundleInputs(inputs), lazyMcpVendor(await buildMcpVendor()), await prebuiltFallbackCatalog()],
+	minify: MINIFY,
 	sourcemap: "none",
 });
-if (!result.success) {
-	for (const log of result.logs) console.error(log);
-	process.exit(1);
-}
+if (!result.success) fail(result.logs);
 if (result.outputs.length !== 1) {
-	console.error(`expected one output file, got ${result.outputs.map((o) => o.path).join(", ")}`);
-	process.exit(1);
+	fail([`expected one output file, got ${result.outputs.map((o) => o.path).join(", ")}`]);
 }
-const size = result.outputs[0]?.size ?? 0;
-console.error(`built dist/index.js (${(size / 1024).toFixed(1)} KiB)`);
+const output = join(outdir, "index.js");
+const text = asciiOnly(readFileSync(output, "utf8"));
+writeFileSync(output, text);
+console.error(`built dist/index.js (${(text.length / 1024).toFixed(1)} KiB)`);

@@ -17,6 +17,7 @@ import { buildProvider } from "./provider.ts";
 import { CursorReplay } from "./replay/replay.ts";
 import { CloudRuntime, type CloudSessionView } from "./runtime/cloud.ts";
 import { LocalRuntime } from "./runtime/local.ts";
+import { SessionPrewarm } from "./runtime/prewarm.ts";
 import { type CloudSdk, type CursorSdk, cloudSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { SessionAgentPool } from "./session/pool.ts";
@@ -51,6 +52,8 @@ export class CursorExtension {
 	private readonly runtime: LocalRuntime;
 	private readonly cloud: CloudRuntime;
 	private readonly entry: SessionTurnEntry;
+	/** The first send prepared in the background once Pi has started (src/runtime/prewarm.ts). */
+	private readonly prewarm: SessionPrewarm;
 	/** Installed when the extension loads, before any agent exists (src/process/effects.ts). */
 	private readonly effects = installProcessEffects(this.env);
 	/** For `before_agent_start`, which runs before a turn reads the env: a process's env is fixed, so read once. */
@@ -61,6 +64,7 @@ export class CursorExtension {
 	private readonly notify = this.notifier.notify;
 	private readonly report = this.notifier.report;
 	private readonly refreshStatus = () => this.notifier.setStatus(STATUS_KEY, this.settings.status());
+	private readonly storeRootChoice = () => this.local.storeRoot(readEnv(this.env));
 
 	constructor(
 		private readonly pi: ExtensionAPI,
@@ -123,6 +127,8 @@ export class CursorExtension {
 			storeMoved: (storeDir) => this.pool.bind({ storeDir, resume: undefined }),
 			resolved: (setup) => this.accounting.noteTurn(setup),
 		});
+		const { env, sockets } = this;
+		this.prewarm = new SessionPrewarm({ env, entry: this.entry, runtime: this.runtime, sockets });
 	}
 
 	register(): void {
@@ -191,8 +197,7 @@ export class CursorExtension {
 		});
 		// The loop ended while a run waited for Pi's tool results (an abort mid-tool): nobody will read its answer.
 		pi.on("agent_end", () => {
-			const live = this.pool.liveRun;
-			if (live && !live.attached) this.pool.keepLive(undefined);
+			if (this.pool.liveRun?.attached === false) this.pool.keepLive(undefined);
 		});
 		guardBridgedCalls(pi, () => this.pool.liveRun);
 		pi.on("session_compact", () => this.pool.invalidate());
@@ -201,8 +206,10 @@ export class CursorExtension {
 			this.notifier.bind(ctx);
 			this.settings.activeModel = event.model as Model<string>;
 			this.refreshStatus();
+			this.prewarm.request(ctx, event.model as Model<string>);
 		});
 		pi.on("session_shutdown", async () => {
+			this.prewarm.stop();
 			await this.accounting.shutdown();
 			await this.pool.shutdown();
 			this.stores.release();
@@ -236,9 +243,6 @@ export class CursorExtension {
 			),
 			resume: sessionResumeHandle(sessionManager, readEnvVar(this.env, "localResume")),
 		});
-	}
-
-	private storeRootChoice() {
-		return this.local.storeRoot(readEnv(this.env));
+		this.prewarm.request(ctx);
 	}
 }

@@ -10,13 +10,11 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { McpServerConfig } from "@cursor/sdk";
-import { createAdaptorServer } from "@hono/node-server";
-import { localhostHostValidation, localhostOriginValidation } from "@modelcontextprotocol/hono";
-import { type CallToolResult, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
-import { Hono } from "hono";
+import type { CallToolResult, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { type BridgeCallHandler, BridgeCallQueue, type BridgeToolResult } from "./calls.ts";
 import { type BridgeDebugRecord, type BridgeDebugSink, createBridgeDebugSink } from "./debug.ts";
 import { newBridgeRunId, newPathToken } from "./ids.ts";
+import { mcpVendor } from "./mcp-vendor.ts";
 import { BRIDGE_SERVER_NAME, type BridgeSurface, type BridgeTool } from "./snapshot.ts";
 
 export interface BridgeServerOptions {
@@ -59,7 +57,15 @@ interface Session {
 	readonly server: Server;
 }
 
+/** Evaluates the server's third-party code (src/bridge/mcp-vendor.ts) ahead of the first bridged run (a prewarm). */
+export function loadBridgeCode(): void {
+	mcpVendor();
+}
+
 export async function startBridgeServer(options: BridgeServerOptions): Promise<BridgeServer> {
+	const vendor = mcpVendor();
+	const { createAdaptorServer, Hono, localhostHostValidation, localhostOriginValidation } = vendor;
+	const { Server, WebStandardStreamableHTTPServerTransport } = vendor;
 	const runId = options.runId ?? newBridgeRunId();
 	const token = newPathToken();
 	const path = `/${token}/mcp`;

@@ -1,5 +1,6 @@
 import type { Model } from "@earendil-works/pi-ai";
 import { FALLBACK_CONTEXT_WINDOWS } from "./context-windows.generated.ts";
+import { buildFallbackCatalog } from "./fallback-built.ts";
 import { FALLBACK_MODELS } from "./fallback-models.generated.ts";
 import { applyLearnedWindows, type LearnedWindows } from "./learned-windows.ts";
 import { buildCatalog, CURSOR_API } from "./rows.ts";
@@ -32,7 +33,11 @@ export class CatalogState {
 	}
 
 	replace(items: readonly CatalogItem[], source: CatalogSource): void {
-		const built = buildCatalog(items, applyLearnedWindows(this.contextWindows, items, this.learnedWindows));
+		const windows = applyLearnedWindows(this.contextWindows, items, this.learnedWindows);
+		const built =
+			items === FALLBACK_MODELS && sameWindows(windows, FALLBACK_CONTEXT_WINDOWS)
+				? buildFallbackCatalog()
+				: buildCatalog(items, windows);
 		this.items = items;
 		this.itemsById = new Map(items.map((item) => [item.id, item]));
 		this.meta = built.meta;
@@ -67,4 +72,9 @@ export class CatalogState {
 		const item = meta ? this.itemsById.get(meta.baseId) : undefined;
 		return meta && item ? { meta, item } : undefined;
 	}
+}
+
+function sameWindows(a: ContextWindowTable, b: ContextWindowTable): boolean {
+	const keys = Object.keys(a);
+	return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }

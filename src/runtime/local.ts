@@ -3,7 +3,7 @@
 import type { Message, TranscriptContext } from "@earendil-works/pi-ai";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { ACTIVATE_SKILL_TOOL } from "../bridge/activate-skill.ts";
-import { startBridgeServer } from "../bridge/server.ts";
+import { loadBridgeCode, startBridgeServer } from "../bridge/server.ts";
 import { buildToolManifestText } from "../bridge/snapshot.ts";
 import type { BridgeView } from "../bridge/view.ts";
 import type { CursorReplay } from "../replay/replay.ts";
@@ -49,16 +49,7 @@ export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 
 	acquire(setup: TurnSetup, messages: readonly Message[], watch: TurnWatch): Promise<AgentLease> {
 		const { pool } = this.deps;
-		this.applyTransport(setup.http1);
-		const request: PoolRequest = {
-			setup,
-			messages,
-			cwd: this.deps.session().cwd,
-			settingSources: setup.settingSources,
-			transport: `http1=${this.appliedHttp1 ?? "default"}`,
-			...setup.subagents,
-			safety: setup.safety,
-		};
+		const request = this.poolRequest(setup, messages);
 		if (setup.summary) return pool.acquireForSummary(request, watch);
 		const bridge = this.deps.bridge.plan(setup.bridgeEnv);
 		if (!bridge) return pool.acquire(request, watch);
@@ -78,6 +69,32 @@ export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 					debug: bridge.settings.debug,
 				}),
 		}));
+	}
+
+	/**
+	 * Prepares the first send of `setup` ahead of it (src/runtime/prewarm.ts): the bridge's code is evaluated when the
+	 * turn would bridge tools, and the pool opens the session store and has the SDK build the agent's executor.
+	 * Nothing when a turn has started already. Resolves to the release of the executor.
+	 */
+	async prewarm(setup: TurnSetup): Promise<(() => Promise<void>) | undefined> {
+		const { pool } = this.deps;
+		if (pool.started) return undefined;
+		if (this.deps.bridge.plan(setup.bridgeEnv)) loadBridgeCode();
+		return pool.prewarm(this.poolRequest(setup, []));
+	}
+
+	/** The session agent a send of `setup` needs (the SDK's transport is configured first). */
+	private poolRequest(setup: TurnSetup, messages: readonly Message[]): PoolRequest {
+		this.applyTransport(setup.http1);
+		return {
+			setup,
+			messages,
+			cwd: this.deps.session().cwd,
+			settingSources: setup.settingSources,
+			transport: `http1=${this.appliedHttp1 ?? "default"}`,
+			...setup.subagents,
+			safety: setup.safety,
+		};
 	}
 
 	/** Configures the SDK's local transport from the turn's HTTP/1.1 setting (`null` resets to the default). */

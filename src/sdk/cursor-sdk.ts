@@ -54,6 +54,12 @@ export interface CursorSdk {
 	getUsage(agentId: string, apiKey: string): Promise<unknown>;
 	/** `tokenDetails.maxTokens` of the agent's latest conversation checkpoint in `store`, if there is one. */
 	checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId: string): Promise<number | undefined>;
+	/**
+	 * Builds the local executor an agent created with `options` will use (key exchange, server config, team settings,
+	 * plugins, skills, rules: most of a first send), ahead of it. Resolves to the release of the executor, which the
+	 * SDK keeps while anyone holds it. The network calls take no abort signal.
+	 */
+	prewarm(options: AgentOptions): Promise<() => Promise<void>>;
 }
 
 /**
@@ -125,6 +131,11 @@ async function checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId:
 	return typeof max === "number" && max > 0 ? max : undefined;
 }
 
+async function prewarm(options: AgentOptions): Promise<() => Promise<void>> {
+	const platform = await createAgentPlatform({ localStore: options.local?.store, workspaceRef: options.local?.cwd });
+	return platform.prewarmLocalWorkspace(options);
+}
+
 export const cursorSdk: CursorSdk = {
 	listModels: (apiKey) => Cursor.models.list({ apiKey }),
 	createAgent: (options) => Agent.create(options),
@@ -135,4 +146,5 @@ export const cursorSdk: CursorSdk = {
 	me: (apiKey) => Cursor.me({ apiKey }),
 	getUsage: (agentId, apiKey) => Agent.getUsage(agentId, { apiKey }),
 	checkpointMaxTokens,
+	prewarm,
 };

@@ -180,6 +180,21 @@ export class SessionAgentPool {
 		};
 	}
 
+	/** Whether a turn holds or has created the session's agent (a prewarm has nothing left to prepare then). */
+	get started(): boolean {
+		return this.inFlight !== undefined || this.pooled !== undefined;
+	}
+
+	/**
+	 * Prepares what the agent `request` would create needs before its first send: the session store is opened, and
+	 * the SDK builds the agent's local executor (keyed, as the agent's own, on key, cwd, setting sources, safety and
+	 * subagents). Resolves to the release of that executor.
+	 */
+	async prewarm(request: PoolRequest): Promise<() => Promise<void>> {
+		const store = await this.storeFor(request.cwd).open;
+		return this.sdk.prewarm(this.agentOptions(request, store));
+	}
+
 	/**
 	 * `/cursor-refresh-config`: the pooled agent reloads Cursor rules, MCP servers, plugins and settings from disk
 	 * (the conversation and its agent stay).

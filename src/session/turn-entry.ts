@@ -52,6 +52,11 @@ export class SessionTurnEntry implements TurnEntry {
 		return setup;
 	}
 
+	/** What a send on `model` now would be set up with, unrecorded (a prewarm prepares for it). */
+	preview(model: Model<string>, options: SimpleStreamOptions): TurnSetup | CursorError {
+		return this.resolve(model, options, false);
+	}
+
 	private resolve(model: Model<string>, options: SimpleStreamOptions | undefined, continuing: boolean) {
 		const { catalog, local, settings } = this.deps;
 		// Edits to cursor-sdk.json apply from the next send (a continued run keeps its agent and store).

@@ -89,6 +89,7 @@ export const ENV_VARS = {
 	preservePiAgentsMd: flag("PI_CURSOR_PRESERVE_PI_AGENTS_MD", false, "keep Pi's context files Cursor loads itself"),
 	useHttp1: choice("PI_CURSOR_HTTP_1_1", "force the HTTP/1.1 transport on or off"),
 	localResume: flag("PI_CURSOR_LOCAL_RESUME", true, "resume a saved session's Cursor conversation"),
+	prewarm: flag("PI_CURSOR_PREWARM", true, "prepare the first send in the background once Pi has started"),
 	stateRoot: entry<string | undefined>({
 		name: "PI_CURSOR_SDK_STATE_ROOT",
 		default: undefined,

@@ -181,6 +181,23 @@ export class FakeCursorSdk implements CursorSdk {
 		return this.checkpointWindows.get(agentId);
 	}
 
+	/** Every `prewarm` call's options, and how many prewarmed executors are held (not yet released). */
+	readonly prewarms: AgentOptions[] = [];
+	prewarmsHeld = 0;
+	/** `prewarm` fails with this (a rejected key, no network) when set. */
+	prewarmError: Error | undefined;
+	async prewarm(options: AgentOptions): Promise<() => Promise<void>> {
+		this.prewarms.push(options);
+		if (this.prewarmError) throw this.prewarmError;
+		this.prewarmsHeld++;
+		let released = false;
+		return async () => {
+			if (released) return;
+			released = true;
+			this.prewarmsHeld--;
+		};
+	}
+
 	private makeAgent(agentId: string, options: AgentOptions, origin: "create" | "resume"): SDKAgent {
 		const record: FakeAgentRecord = {
 			agentId,

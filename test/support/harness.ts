@@ -25,6 +25,8 @@ export interface HarnessOptions {
 	apiKey?: string;
 	/** Pi settings (in memory), e.g. `{ compaction: { keepRecentTokens: 1 } }`. */
 	settings?: Record<string, unknown>;
+	/** Pi's mode as the extension sees it (default "json": no UI, the full turn shape). */
+	mode?: "json" | "rpc";
 	/** Other extensions, loaded before and after ours (load order decides who owns a tool name). */
 	extensions?: { before?: ExtensionFactory[]; after?: ExtensionFactory[] };
 }
@@ -88,8 +90,8 @@ export async function createHarnessSession(options: HarnessOptions): Promise<Har
 			events.push(event);
 		});
 		const extensionErrors: unknown[] = [];
-		// JSON mode: no UI, but the full turn shape (tool cards), like `pi --mode json`.
-		await session.bindExtensions({ mode: "json", onError: (error) => extensionErrors.push(error) });
+		// JSON mode by default: no UI, but the full turn shape (tool cards), like `pi --mode json`.
+		await session.bindExtensions({ mode: options.mode ?? "json", onError: (error) => extensionErrors.push(error) });
 		await runtime.setRuntimeApiKey("cursor", options.apiKey ?? "key_test_harness");
 		const model = runtime.getModel("cursor", options.model ?? "composer-2");
 		if (!model) throw new Error(`no cursor model ${options.model ?? "composer-2"} in the harness runtime`);

@@ -152,6 +152,7 @@ describe("readEnv", () => {
 			liveRunIdleDisposeMs: 300_000,
 			preservePiAgentsMd: false,
 			localResume: true,
+			prewarm: true,
 			stateRoot: undefined,
 			eventDebug: false,
 			autoReview: undefined,
