@@ -14,12 +14,7 @@ export function cloudJournalPath(sessionDir: string, sessionId: string): string 
 	return join(sessionDir, `cursor-cloud-${sessionDigest(sessionId)}.journal`);
 }
 
-/** Where a cloud turn records what it does; every call must be durable when it returns (or throw). */
-export interface CloudRecorder {
-	record(entry: CloudEntry): void | Promise<void>;
-}
-
-export class CloudJournal implements CloudRecorder {
+export class CloudJournal {
 	constructor(readonly path: string) {}
 
 	/** Appends and fsyncs one record; throws when it cannot (a symlink, not a regular file, full, I/O error). */

@@ -62,7 +62,7 @@ export interface CloudRuntimeDeps {
 
 const configuration = (message: string): CursorError => ({ kind: "configuration", message });
 
-export const NO_SESSION_MESSAGE =
+const NO_SESSION_MESSAGE =
 	"Cursor Cloud needs a saved Pi session (its agents are recorded beside the session file): run Pi without --no-session, or use /cursor-runtime local.";
 
 /** The agents a session branch holds, oldest first. */

@@ -71,6 +71,11 @@ function cloudEnv(fake: CloudFake, extra: Record<string, string | undefined> = {
 	return { CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY, ...extra };
 }
 
+/** `pi <args>` in `home`, talking to the cloud fake (`extra` on top of its environment). */
+function piIn(home: TempHome, args: string[], extra: Record<string, string | undefined> = {}) {
+	return runPi(args, { home, env: cloudEnv(cloud.fake, extra) });
+}
+
 /** Sends a prompt and waits for the end of its agent run. */
 async function promptAndSettle(rpc: RpcPi, message: string) {
 	const from = rpc.mark();
@@ -121,7 +126,7 @@ describe("a cloud turn in print mode", () => {
 			home.writeAgentFile("cursor-sdk.json", {
 				subagents: { reviewer: { description: "Reviews the diff", prompt: "Review strictly." } },
 			});
-			const result = await runPi([...CLOUD_ARGS, "-p", "Fix the login [[answer]]"], { home, env: cloudEnv(fake) });
+			const result = await piIn(home, [...CLOUD_ARGS, "-p", "Fix the login [[answer]]"]);
 			withOutput(result, () => {
 				expect(result.code).toBe(0);
 				expect(result.stdout).toContain("Fixed the login.");
@@ -166,7 +171,7 @@ describe("a cloud turn in print mode", () => {
 				const { fake } = cloud;
 				const home = homes.create(NO_RETRY);
 				const args = [...CLOUD_ARGS.slice(0, -1), url, "-p", "hello [[answer]]"];
-				const result = await runPi(args, { home, env: cloudEnv(fake) });
+				const result = await piIn(home, args);
 				withOutput(result, () => {
 					expect(result.code).not.toBe(0);
 					expect(result.stdout + result.stderr).toContain("--cursor-cloud-repo");
@@ -186,32 +191,26 @@ describe("a cloud turn in print mode", () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
 			const unconfirmed = CLOUD_ARGS.filter((arg) => arg !== "--cursor-cloud-ack");
-			const noAck = await runPi([...unconfirmed, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+			const noAck = await piIn(home, [...unconfirmed, "-p", "hello [[answer]]"]);
 			withOutput(noAck, () => {
 				expect(noAck.code).not.toBe(0);
 				expect(noAck.stdout + noAck.stderr).toContain("--cursor-cloud-ack");
 				expect(noAck.stdout + noAck.stderr).toContain("PI_CURSOR_CLOUD_ACK=1");
 			});
-			const noSession = await runPi([...CLOUD_ARGS, "--no-session", "-p", "hello [[answer]]"], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const noSession = await piIn(home, [...CLOUD_ARGS, "--no-session", "-p", "hello [[answer]]"]);
 			withOutput(noSession, () => {
 				expect(noSession.code).not.toBe(0);
 				expect(noSession.stdout + noSession.stderr).toContain("--no-session");
 			});
-			const envAck = await runPi([...unconfirmed, "-p", "hello [[answer]]"], {
-				home,
-				env: cloudEnv(fake, { PI_CURSOR_CLOUD_ACK: "1", PI_CURSOR_RUNTIME: "bogus" }),
+			const envAck = await piIn(home, [...unconfirmed, "-p", "hello [[answer]]"], {
+				PI_CURSOR_CLOUD_ACK: "1",
+				PI_CURSOR_RUNTIME: "bogus",
 			});
 			withOutput(envAck, () => {
 				// The flag beats the environment's runtime, so the bogus PI_CURSOR_RUNTIME is not consulted.
 				expect(envAck.code).toBe(0);
 			});
-			const badRuntime = await runPi(["--model", MODEL, "--cursor-runtime", "remote", "-p", "hello [[answer]]"], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const badRuntime = await piIn(home, ["--model", MODEL, "--cursor-runtime", "remote", "-p", "hello [[answer]]"]);
 			withOutput(badRuntime, () => {
 				expect(badRuntime.code).not.toBe(0);
 				expect(badRuntime.stdout + badRuntime.stderr).toContain("Valid values: local, cloud.");
@@ -246,17 +245,11 @@ describe("choosing the runtime", () => {
 			}
 			const config = JSON.parse(readFileSync(join(home.agentDir, "cursor-sdk.json"), "utf8"));
 			expect(config.runtime).toBe("cloud");
-			const saved = await runPi(["--model", MODEL, "-p", "/cursor-runtime"], { home, env: cloudEnv(fake) });
+			const saved = await piIn(home, ["--model", MODEL, "-p", "/cursor-runtime"]);
 			expect(saved.stdout + saved.stderr).toContain("Cursor runtime: cloud (set by runtime in cursor-sdk.json;");
-			const fromEnv = await runPi(["--model", MODEL, "-p", "/cursor-runtime"], {
-				home,
-				env: cloudEnv(fake, { PI_CURSOR_RUNTIME: "local" }),
-			});
+			const fromEnv = await piIn(home, ["--model", MODEL, "-p", "/cursor-runtime"], { PI_CURSOR_RUNTIME: "local" });
 			expect(fromEnv.stdout + fromEnv.stderr).toContain("Cursor runtime: local (set by PI_CURSOR_RUNTIME;");
-			const doctor = await runPi(["--model", MODEL, "--cursor-cloud-repo", REPO, "-p", "/cursor-doctor"], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const doctor = await piIn(home, ["--model", MODEL, "--cursor-cloud-repo", REPO, "-p", "/cursor-doctor"]);
 			withOutput(doctor, () => {
 				const text = doctor.stdout + doctor.stderr;
 				expect(text).toContain("Runtime: cloud (set by runtime in cursor-sdk.json)");
@@ -324,39 +317,27 @@ describe("a cloud session", () => {
 			expect(agentId).toMatch(/^bc-/);
 			expect(api[1]?.agentId).toBe(agentId);
 
-			const third = await runPi([...CLOUD_ARGS, "-c", "-p", "Third [[answer]]"], { home, env: cloudEnv(fake) });
+			const third = await piIn(home, [...CLOUD_ARGS, "-c", "-p", "Third [[answer]]"]);
 			withOutput(third, () => expect(third.code).toBe(0));
 			const afterRestart = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
 			expect(afterRestart.at(-1)).toMatchObject({ path: `/v1/agents/${agentId}/runs`, agentId });
 
-			const list = await runPi([...CLOUD_ARGS, "-c", "-p", "/cursor-cloud list"], { home, env: cloudEnv(fake) });
+			const list = await piIn(home, [...CLOUD_ARGS, "-c", "-p", "/cursor-cloud list"]);
 			withOutput(list, () => {
 				expect(list.code).toBe(0);
 				expect(list.stdout + list.stderr).toContain(agentId);
 				expect(list.stdout + list.stderr).toContain(PR.prUrl);
 			});
 			const stranger = "bc-00000000-0000-4000-8000-000000000000";
-			const refused = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${stranger}`], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const refused = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${stranger}`]);
 			withOutput(refused, () =>
 				expect(refused.stdout + refused.stderr).toContain("was not created in this Pi session"),
 			);
-			const archive = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${agentId}`], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const archive = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${agentId}`]);
 			withOutput(archive, () => expect(archive.stdout + archive.stderr).toContain(`${agentId} archived.`));
-			const unconfirmed = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId}`], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const unconfirmed = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId}`]);
 			withOutput(unconfirmed, () => expect(unconfirmed.stdout + unconfirmed.stderr).toContain("--yes"));
-			const del = await runPi([...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId} --yes`], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const del = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId} --yes`]);
 			withOutput(del, () => expect(del.stdout + del.stderr).toContain(`${agentId} deleted.`));
 			const mutations = apiRequests(await fake.requests()).filter((r) => r.method !== "GET" && r.agentId !== undefined);
 			expect(mutations.map((r) => `${r.method} ${r.path}`).filter((p) => !p.includes("/runs"))).toEqual([
@@ -384,10 +365,7 @@ describe("what a cloud turn shows", () => {
 		async () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
-			const json = await runPi([...CLOUD_ARGS, "--mode", "json", "Run the tests [[tool]]"], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const json = await piIn(home, [...CLOUD_ARGS, "--mode", "json", "Run the tests [[tool]]"]);
 			withOutput(json, () => expect(json.code).toBe(0));
 			const end = jsonLines(json.stdout).find((r) => r.type === "agent_end");
 			const messages = end?.messages as PiRecord[];
@@ -406,7 +384,7 @@ describe("what a cloud turn shows", () => {
 			const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
 			expect(api).toHaveLength(1);
 
-			const print = await runPi([...CLOUD_ARGS, "-p", "Run the tests [[tool]]"], { home, env: cloudEnv(fake) });
+			const print = await piIn(home, [...CLOUD_ARGS, "-p", "Run the tests [[tool]]"]);
 			withOutput(print, () => {
 				expect(print.code).toBe(0);
 				expect(print.stdout).toContain("Tests first. All green.");
@@ -421,21 +399,17 @@ describe("what a cloud turn shows", () => {
 	test(
 		"an answer only the run's result carries is shown; no usage without turn-ended; a quiet run outlives the local deadlines",
 		async () => {
-			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
-			const result = await runPi([...CLOUD_ARGS, "--mode", "json", "Answer [[result-only]]"], {
-				home,
-				env: cloudEnv(fake),
-			});
+			const result = await piIn(home, [...CLOUD_ARGS, "--mode", "json", "Answer [[result-only]]"]);
 			withOutput(result, () => expect(result.code).toBe(0));
 			const last = jsonLines(result.stdout)
 				.find((r) => r.type === "agent_end")
 				?.messages?.at(-1);
 			expect(JSON.stringify(last?.content)).toContain("Only in the result.");
 			expect(last?.usage).toMatchObject({ input: 0, output: 0 });
-			const quiet = await runPi([...CLOUD_ARGS, "-p", "Slow [[quiet]]"], {
-				home,
-				env: cloudEnv(fake, { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "500", PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "500" }),
+			const quiet = await piIn(home, [...CLOUD_ARGS, "-p", "Slow [[quiet]]"], {
+				PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "500",
+				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "500",
 			});
 			withOutput(quiet, () => {
 				expect(quiet.code).toBe(0);
@@ -494,7 +468,7 @@ describe("faults", () => {
 		async () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
-			const result = await runPi([...CLOUD_ARGS, "--mode", "json", "Count [[cut]]"], { home, env: cloudEnv(fake) });
+			const result = await piIn(home, [...CLOUD_ARGS, "--mode", "json", "Count [[cut]]"]);
 			withOutput(result, () => expect(result.code).toBe(0));
 			const end = jsonLines(result.stdout).find((r) => r.type === "agent_end");
 			const text = JSON.stringify(end?.messages?.at(-1)?.content);
@@ -513,15 +487,15 @@ describe("faults", () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
 			await fake.setFaults({ create: { status: 401, code: "unauthorized", message: "bad key", times: 1 } });
-			const rejected = await runPi([...CLOUD_ARGS, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+			const rejected = await piIn(home, [...CLOUD_ARGS, "-p", "hello [[answer]]"]);
 			withOutput(rejected, () => {
 				expect(rejected.code).not.toBe(0);
 				expect(rejected.stdout + rejected.stderr).toMatch(/API key/i);
 			});
-			const first = await runPi([...CLOUD_ARGS, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+			const first = await piIn(home, [...CLOUD_ARGS, "-p", "hello [[answer]]"]);
 			withOutput(first, () => expect(first.code).toBe(0));
 			await fake.setFaults({ followup: { status: 409, code: "agent_busy", message: "Agent is busy", times: 1 } });
-			const busy = await runPi([...CLOUD_ARGS, "-c", "-p", "again [[answer]]"], { home, env: cloudEnv(fake) });
+			const busy = await piIn(home, [...CLOUD_ARGS, "-c", "-p", "again [[answer]]"]);
 			withOutput(busy, () => {
 				expect(busy.code).not.toBe(0);
 				expect(busy.stdout + busy.stderr).toMatch(/still busy/i);
@@ -531,7 +505,7 @@ describe("faults", () => {
 				[503, "unavailable", /network error/i],
 			] as const) {
 				await fake.setFaults({ create: { status, code, message: "try later", times: 1 } });
-				const failed = await runPi([...CLOUD_ARGS, "-p", "hello [[answer]]"], { home, env: cloudEnv(fake) });
+				const failed = await piIn(home, [...CLOUD_ARGS, "-p", "hello [[answer]]"]);
 				withOutput(failed, () => {
 					expect(failed.code).not.toBe(0);
 					expect(failed.stdout + failed.stderr).toMatch(pattern);
