@@ -233,7 +233,7 @@ class CloudRecords {
 
 	/** The send is over (after `finished` for a finished run): its outcome, and the agent's streams closed. */
 	release(outcome: SendOutcome): void {
-		if (!this.resulted) this.result(outcome === "finished" ? "finished" : outcome);
+		if (!this.resulted) this.result(outcome);
 		this.agent.close();
 	}
 
