@@ -85,19 +85,18 @@ export class CursorExtension {
 			env: this.env,
 		});
 		this.accounting = new Accounting({
-			sdk,
 			learnedWindowsPath: learnedWindowsPath(agentDir),
 			appendEntry,
 			notify: this.notify,
 			report: this.report,
 			catalogItems: () => this.catalog.catalogItems,
-			cwd: () => this.session.cwd,
+			readWindow: (agentId) => this.pool.checkpointMaxTokens(agentId),
 			stateRoot: () => {
 				const root = this.stores.checkRoot(this.storeRootChoice());
 				return root.ok ? root.root : undefined;
 			},
 		});
-		this.pool = new SessionAgentPool(this.accounting.wrapSdk(sdk), {
+		this.pool = new SessionAgentPool(sdk, {
 			appendEntry,
 			notify: (message) => this.notify(message, "info"),
 		});
@@ -211,7 +210,7 @@ export class CursorExtension {
 		pi.on("session_shutdown", async () => {
 			this.prewarm.stop();
 			await this.accounting.shutdown();
-			await this.pool.shutdown();
+			this.pool.shutdown();
 			this.stores.release();
 			this.sockets.release();
 			this.runtime.shutdown();

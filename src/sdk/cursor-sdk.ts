@@ -5,22 +5,20 @@ import type {
 	AgentDefinition,
 	AgentOptions,
 	CloudAgentOptions,
+	CursorAgentPlatform,
 	ListResult,
-	LocalAgentStore,
 	Run,
 	SDKAgent,
 	SDKAgentInfo,
 	SDKModel,
 } from "@cursor/sdk";
 import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
-import { SqliteLocalAgentStore } from "@cursor/sdk/sqlite";
 
 export type {
 	AgentDefinition,
 	AgentOptions,
 	CloudAgentOptions,
 	InteractionUpdate,
-	LocalAgentStore,
 	ModelSelection,
 	Run,
 	RunResult,
@@ -32,20 +30,32 @@ export type {
 	ToolCall,
 } from "@cursor/sdk";
 
-export type OpenStore = LocalAgentStore & { dispose(): Promise<void> };
+/**
+ * An SDK agent store: the SDK's SQLite store (node:sqlite or bun:sqlite) in `dir`, and the SDK's agent platform over
+ * it. Local agents are created, resumed and prewarmed through the store they live in. The SDK opens one per
+ * directory and keeps it open for the rest of the process (it has no close).
+ */
+export interface AgentStore {
+	readonly dir: string;
+}
 
 export interface CursorSdk {
 	/** `GET /v1/models` with an explicit key. The SDK sets no timeout: callers must bound it. */
 	listModels(apiKey: string): Promise<SDKModel[]>;
-	createAgent(options: AgentOptions): Promise<SDKAgent>;
-	resumeAgent(agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent>;
 	/** `true`/`false` force the local agent transport; `null` returns to the SDK default. */
 	setHttp1ForAgent(value: boolean | null): void;
 	/**
-	 * The SDK's SQLite agent store rooted at `dir` (node:sqlite or bun:sqlite). Its JSONL store rewrites the whole
-	 * event log on every stream event, which makes long answers crawl.
+	 * The SDK's SQLite agent store in `dir` for the workspace `cwd` (its JSONL store rewrites the whole event log on
+	 * every stream event, which makes long answers crawl). Reached through the SDK's main entry, which loads its
+	 * SQLite code on this first use: `@cursor/sdk/sqlite` would be evaluated at every Pi start.
 	 */
-	openStore(dir: string, cwd: string): Promise<OpenStore>;
+	openStore(dir: string, cwd: string): Promise<AgentStore>;
+	/** `Agent.create` of a local agent kept in `store`. */
+	createAgent(store: AgentStore, options: AgentOptions): Promise<SDKAgent>;
+	/** `Agent.resume` of a local agent kept in `store`. */
+	resumeAgent(store: AgentStore, agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent>;
+	/** Removes a finished agent and its conversation from `store`. */
+	deleteAgent(store: AgentStore, agentId: string): Promise<void>;
 	/** The SDK's own state root for a workspace (`~/.cursor/projects/<workspace>/…`). */
 	defaultStateRoot(cwd: string): string;
 	/** `GET /v1/me` with an explicit key (no timeout: callers bound it). */
@@ -53,13 +63,13 @@ export interface CursorSdk {
 	/** `GET /v1/agents/<id>/usage`: Cursor's billed usage of a whole agent, local ones too (no timeout). */
 	getUsage(agentId: string, apiKey: string): Promise<unknown>;
 	/** `tokenDetails.maxTokens` of the agent's latest conversation checkpoint in `store`, if there is one. */
-	checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId: string): Promise<number | undefined>;
+	checkpointMaxTokens(store: AgentStore, agentId: string): Promise<number | undefined>;
 	/**
 	 * Builds the local executor an agent created with `options` will use (key exchange, server config, team settings,
 	 * plugins, skills, rules: most of a first send), ahead of it. Resolves to the release of the executor, which the
 	 * SDK keeps while anyone holds it. The network calls take no abort signal.
 	 */
-	prewarm(options: AgentOptions): Promise<() => Promise<void>>;
+	prewarm(store: AgentStore, options: AgentOptions): Promise<() => Promise<void>>;
 }
 
 /**
@@ -122,29 +132,37 @@ export const cloudSdk: CloudSdk = {
 	deleteAgent: (agentId, apiKey) => Agent.delete(agentId, { apiKey }),
 };
 
-async function checkpointMaxTokens(store: LocalAgentStore, cwd: string, agentId: string): Promise<number | undefined> {
-	const platform = await createAgentPlatform({ localStore: store, workspaceRef: cwd });
-	const checkpoint = (await platform.checkpointStore.loadLatest(agentId)) as {
+class PlatformStore implements AgentStore {
+	constructor(
+		readonly dir: string,
+		readonly platform: CursorAgentPlatform,
+	) {}
+}
+
+function platformOf(store: AgentStore): CursorAgentPlatform {
+	if (!(store instanceof PlatformStore)) throw new TypeError("not a store opened by cursorSdk.openStore");
+	return store.platform;
+}
+
+async function checkpointMaxTokens(store: AgentStore, agentId: string): Promise<number | undefined> {
+	const checkpoint = (await platformOf(store).checkpointStore.loadLatest(agentId)) as {
 		tokenDetails?: { maxTokens?: unknown };
 	} | null;
 	const max = checkpoint?.tokenDetails?.maxTokens;
 	return typeof max === "number" && max > 0 ? max : undefined;
 }
 
-async function prewarm(options: AgentOptions): Promise<() => Promise<void>> {
-	const platform = await createAgentPlatform({ localStore: options.local?.store, workspaceRef: options.local?.cwd });
-	return platform.prewarmLocalWorkspace(options);
-}
-
 export const cursorSdk: CursorSdk = {
 	listModels: (apiKey) => Cursor.models.list({ apiKey }),
-	createAgent: (options) => Agent.create(options),
-	resumeAgent: (agentId, options) => Agent.resume(agentId, options),
+	openStore: async (dir, cwd) =>
+		new PlatformStore(dir, await createAgentPlatform({ stateRoot: dir, workspaceRef: cwd })),
+	createAgent: (store, options) => platformOf(store).createAgent(options),
+	resumeAgent: (store, agentId, options) => platformOf(store).resumeAgent(agentId, options),
+	deleteAgent: (store, agentId) => platformOf(store).deleteAgent(agentId),
 	setHttp1ForAgent: (value) => Cursor.configure({ local: { useHttp1ForAgent: value } }),
-	openStore: (dir, cwd) => SqliteLocalAgentStore.open({ workspaceRef: cwd, stateRoot: dir }),
 	defaultStateRoot: (cwd) => getDefaultSdkStateRoot(cwd),
 	me: (apiKey) => Cursor.me({ apiKey }),
 	getUsage: (agentId, apiKey) => Agent.getUsage(agentId, { apiKey }),
 	checkpointMaxTokens,
-	prewarm,
+	prewarm: (store, options) => platformOf(store).prewarmLocalWorkspace(options),
 };

@@ -2,7 +2,7 @@
 import type { Message } from "@earendil-works/pi-ai";
 import { keyFingerprint } from "../catalog/cache.ts";
 import { buildBootstrapPrompt, buildIncrementalPrompt, type CursorPrompt } from "../prompt/transcript.ts";
-import type { AgentDefinition, AgentOptions, CursorSdk, OpenStore, SDKAgent } from "../sdk/cursor-sdk.ts";
+import type { AgentDefinition, AgentOptions, AgentStore, CursorSdk, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
 import type { SettingSources } from "../settings/env-parse.ts";
 import type { LiveRun } from "../turn/live-run.ts";
@@ -14,8 +14,6 @@ import { persistentStore, removeStore, type StoreLocation, temporaryStore } from
 
 /** How long a new turn waits for the previous run (e.g. one still cancelling) before replacing the agent. */
 const BUSY_WAIT_MS = 30_000;
-/** How long `session_shutdown` waits for the session store to close. */
-const SHUTDOWN_BOUND_MS = 1_000;
 
 export interface PoolRequest {
 	setup: TurnSetup;
@@ -65,23 +63,15 @@ function closeAgent(agent: SDKAgent): void {
 	}
 }
 
-/** Closes an opened store (if it opened at all), then removes it when it is temporary. */
-async function closeStore(location: StoreLocation, open: Promise<OpenStore>): Promise<void> {
-	try {
-		await (await open).dispose();
-	} catch {
-		// a store that failed to open or close holds nothing to flush
-	} finally {
-		removeStore(location);
-	}
-}
-
 export class SessionAgentPool {
 	private pooled: Pooled | undefined;
 	private live: LiveRun | undefined;
 	private scope: SessionScope = { storeDir: undefined, resume: undefined };
-	/** The session's SDK store (opened on first use, shared by the session's agents, closed with the scope). */
-	private sessionStore: { location: StoreLocation; open: Promise<OpenStore> } | undefined;
+	/**
+	 * The session's SDK store (opened on first use, shared by the session's agents and summaries; a temporary one is
+	 * removed with the scope). The SDK keeps it open until Pi exits; every write is committed as it happens.
+	 */
+	private sessionStore: { location: StoreLocation; open: Promise<AgentStore> } | undefined;
 	/** The turn that holds the pooled agent, from `acquire` until its lease is released. */
 	private inFlight: Promise<void> | undefined;
 
@@ -94,11 +84,11 @@ export class SessionAgentPool {
 	/** On `session_start`: a new scope (persisted store dir and resume handle); the previous agent is dropped. */
 	bind(scope: SessionScope): void {
 		this.invalidate();
-		void this.closeSessionStore();
+		this.dropSessionStore();
 		this.scope = scope;
 	}
 
-	private storeFor(cwd: string): { location: StoreLocation; open: Promise<OpenStore> } {
+	private storeFor(cwd: string): { location: StoreLocation; open: Promise<AgentStore> } {
 		if (!this.sessionStore) {
 			const location = this.scope.storeDir ? persistentStore(this.scope.storeDir) : temporaryStore();
 			const open = this.sdk.openStore(location.dir, cwd);
@@ -112,10 +102,21 @@ export class SessionAgentPool {
 		return this.sessionStore;
 	}
 
-	private async closeSessionStore(): Promise<void> {
+	private dropSessionStore(): void {
 		const store = this.sessionStore;
 		this.sessionStore = undefined;
-		if (store) await closeStore(store.location, store.open);
+		if (store) removeStore(store.location);
+	}
+
+	/** `tokenDetails.maxTokens` of the agent's latest checkpoint in the session store, if it has one. */
+	async checkpointMaxTokens(agentId: string): Promise<number | undefined> {
+		const store = this.sessionStore;
+		if (!store) return undefined;
+		try {
+			return await this.sdk.checkpointMaxTokens(await store.open, agentId);
+		} catch {
+			return undefined; // a store that failed to open, or an agent it does not hold
+		}
 	}
 
 	/** The session's live run (one SDK run spanning several Pi provider turns), if any. */
@@ -164,7 +165,7 @@ export class SessionAgentPool {
 		].join("|");
 	}
 
-	private agentOptions(request: PoolRequest, store: OpenStore): AgentOptions {
+	private agentOptions(request: PoolRequest): AgentOptions {
 		return {
 			apiKey: request.setup.apiKey,
 			model: request.setup.selection,
@@ -173,7 +174,6 @@ export class SessionAgentPool {
 			local: {
 				cwd: request.cwd,
 				settingSources: [...request.settingSources],
-				store,
 				enableAgentRetries: false,
 				...request.safety,
 			},
@@ -192,7 +192,7 @@ export class SessionAgentPool {
 	 */
 	async prewarm(request: PoolRequest): Promise<() => Promise<void>> {
 		const store = await this.storeFor(request.cwd).open;
-		return this.sdk.prewarm(this.agentOptions(request, store));
+		return this.sdk.prewarm(store, this.agentOptions(request));
 	}
 
 	/**
@@ -217,7 +217,7 @@ export class SessionAgentPool {
 		try {
 			const store = await watch.race(this.storeFor(request.cwd).open);
 			const agent = await watch.race(
-				this.sdk.resumeAgent(handle.agentId, this.agentOptions(request, store)),
+				this.sdk.resumeAgent(store, handle.agentId, this.agentOptions(request)),
 				closeAgent,
 			);
 			return { agent, poolKey, coverage: handle.coverage };
@@ -304,7 +304,7 @@ export class SessionAgentPool {
 		} else {
 			if (this.pooled) this.invalidate();
 			const store = await watch.race(this.storeFor(request.cwd).open);
-			const agent = await watch.race(this.sdk.createAgent(this.agentOptions(request, store)), closeAgent);
+			const agent = await watch.race(this.sdk.createAgent(store, this.agentOptions(request)), closeAgent);
 			this.pooled = { agent, poolKey, coverage: undefined };
 			prompt = buildBootstrapPrompt(request.messages, {
 				manifest: request.tools?.manifest,
@@ -343,21 +343,16 @@ export class SessionAgentPool {
 		};
 	}
 
-	/** A compaction or tree summary: a fresh tool-less agent on a temporary store; the pool is untouched. */
+	/**
+	 * A compaction or tree summary: a fresh tool-less agent in the session store, deleted with its lease; the pool is
+	 * untouched.
+	 */
 	async acquireForSummary(request: PoolRequest, watch: TurnWatch): Promise<AgentLease> {
 		watch.startSdkWork();
-		const location = temporaryStore();
-		const open = this.sdk.openStore(location.dir, request.cwd);
-		let agent: SDKAgent;
-		try {
-			const store = await watch.race(open);
-			const definitionFree = { ...request, settingSources: [], agents: undefined, agentsDigest: undefined };
-			const options = { ...this.agentOptions(definitionFree, store), mode: "agent", tools: [] };
-			agent = await watch.race(this.sdk.createAgent(options as AgentOptions), closeAgent);
-		} catch (error) {
-			await closeStore(location, open);
-			throw error;
-		}
+		const store = await watch.race(this.storeFor(request.cwd).open);
+		const definitionFree = { ...request, settingSources: [], agents: undefined, agentsDigest: undefined };
+		const options = { ...this.agentOptions(definitionFree), mode: "agent", tools: [] } as AgentOptions;
+		const agent = await watch.race(this.sdk.createAgent(store, options), closeAgent);
 		return {
 			agent,
 			prompt: buildBootstrapPrompt(request.messages, { toolGuards: false }),
@@ -366,26 +361,16 @@ export class SessionAgentPool {
 				try {
 					agent.close();
 				} finally {
-					await closeStore(location, open); // a temporary store never outlives its summary
+					// A summary's conversation is the session's transcript again: it does not stay in the store.
+					await this.sdk.deleteAgent(store, agent.agentId).catch(() => {});
 				}
 			},
 		};
 	}
 
-	/**
-	 * `session_shutdown`: close the agent and the session store (a temporary one is removed). Bounded: a store the
-	 * SDK keeps busy must not hold Pi's exit (the store is flushed by then or holds nothing worth keeping).
-	 */
-	async shutdown(): Promise<void> {
+	/** `session_shutdown`: close the agent; a temporary session store is removed. */
+	shutdown(): void {
 		this.invalidate();
-		let timer: ReturnType<typeof setTimeout> | undefined;
-		await Promise.race([
-			this.closeSessionStore(),
-			new Promise<void>((resolve) => {
-				timer = setTimeout(resolve, SHUTDOWN_BOUND_MS);
-				timer.unref?.();
-			}),
-		]);
-		clearTimeout(timer);
+		this.dropSessionStore();
 	}
 }

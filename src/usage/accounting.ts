@@ -9,8 +9,6 @@ import {
 	CapabilityNotices,
 	watchCapabilityWarnings,
 } from "../process/capability-notices.ts";
-import type { CursorSdk } from "../sdk/cursor-sdk.ts";
-import { StoreTracker } from "../sdk/store-tracker.ts";
 import { readEnvVar } from "../settings/env.ts";
 import type { SendEnded, SendStarted, TurnObserver } from "../turn/observer.ts";
 import { EVENT_CAPTURE_DIR, EventCapture } from "./event-capture.ts";
@@ -22,7 +20,6 @@ import { combineObservers } from "./observers.ts";
 type NoticeType = "info" | "warning" | "error";
 
 export interface AccountingHooks {
-	sdk: CursorSdk;
 	learnedWindowsPath: string;
 	appendEntry(customType: string, data: unknown): void;
 	/** A notice (warnings reach stderr in print mode). */
@@ -30,7 +27,8 @@ export interface AccountingHooks {
 	/** Output the user asked for, or must see once: the UI, else stderr. */
 	report(message: string, type: NoticeType): void;
 	catalogItems(): readonly CatalogItem[];
-	cwd(): string;
+	/** The context window in an agent's latest checkpoint, read from the store that agent writes to. */
+	readWindow(agentId: string): Promise<number | undefined>;
 	/** The state root (for the event capture), or undefined when it is unusable. */
 	stateRoot(): string | undefined;
 }
@@ -48,7 +46,6 @@ const sendKey = (send: SendStarted | SendEnded) => `${send.agentId}\u0000${send.
 export class Accounting {
 	readonly ledger: UsageLedger;
 	readonly learner: WindowLearner;
-	readonly openStores = new StoreTracker();
 	readonly observer: TurnObserver;
 	private readonly capture: EventCapture;
 	private readonly notices = new CapabilityNotices();
@@ -66,7 +63,7 @@ export class Accounting {
 		this.learner = new WindowLearner({
 			path: hooks.learnedWindowsPath,
 			items: hooks.catalogItems,
-			readWindow: (agentId) => this.openStores.checkpointMaxTokens(hooks.sdk, hooks.cwd(), agentId),
+			readWindow: hooks.readWindow,
 		});
 		this.capture = new EventCapture({
 			dir: () => {
@@ -89,11 +86,6 @@ export class Accounting {
 		};
 		const capture = readEnvVar(process.env, "eventDebug") ? [this.capture] : [];
 		this.observer = combineObservers([lifecycle, this.ledger, this.learner, ...capture]);
-	}
-
-	/** `sdk` as the session pool should see it (its stores are tracked for checkpoint reads). */
-	wrapSdk(sdk: CursorSdk): CursorSdk {
-		return this.openStores.wrap(sdk);
 	}
 
 	/** On `session_start`. */

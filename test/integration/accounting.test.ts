@@ -62,8 +62,8 @@ test("a send that fails before Cursor creates its agent is journaled with its er
 	const sdk = new FakeCursorSdk();
 	let refuse = true;
 	const create = sdk.createAgent.bind(sdk);
-	sdk.createAgent = async (options) => {
-		if (!refuse) return create(options);
+	sdk.createAgent = async (store, options) => {
+		if (!refuse) return create(store, options);
 		const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
 			code: "ECONNREFUSED",
 			address: "127.0.0.1",

@@ -49,7 +49,8 @@ describe("first-send prewarm", () => {
 
 		await h.session.prompt("hello");
 		expect(h.errorMessages()).toEqual([]);
-		const [prewarmed] = sdk.prewarms;
+		const prewarmed = sdk.prewarms[0]?.options;
+		const store = sdk.prewarms[0]?.store;
 		const created = sdk.agents[0]?.options;
 		// The SDK keys its executor cache on these: the agent finds the prewarmed executor only if they match.
 		expect(prewarmed?.apiKey).toBe(KEY);
@@ -57,7 +58,8 @@ describe("first-send prewarm", () => {
 		expect(prewarmed?.local?.cwd).toBe(created?.local?.cwd);
 		expect(prewarmed?.local?.settingSources).toEqual(created?.local?.settingSources);
 		expect(prewarmed?.local?.enableAgentRetries).toBe(created?.local?.enableAgentRetries);
-		expect(prewarmed?.local?.store).toBe(created?.local?.store); // the session store, opened once
+		expect(store?.dir).toBe(sdk.agents[0]?.storeDir);
+		expect(sdk.opened).toEqual([store?.dir ?? ""]); // the session store, opened once
 		expect(prewarmed?.agents).toEqual(created?.agents);
 		expect(sdk.prewarms).toHaveLength(1);
 

@@ -2,7 +2,6 @@
 // temporary stores and force a bootstrap afterwards; abort + immediate re-prompt and steering never surface
 // "already has active run".
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { TOOL_TAIL_GUARD } from "../../src/prompt/transcript.ts";
 import { defaultScript, FakeCursorSdk, type FakeSend, latestRequest } from "../support/fake-sdk.ts";
 import { createHarnessSession, type HarnessSession } from "../support/harness.ts";
@@ -30,7 +29,9 @@ function expectSummaryAgents(sdk: FakeCursorSdk, summaries: FakeSend[], mainAgen
 		expect(record?.options.mode).toBe("agent");
 		expect(record?.options.local?.settingSources).toEqual([]);
 		expect(record?.closed).toBe(true);
-		expect(existsSync(storeOf(sdk, send.agentId))).toBe(false); // temporary store removed
+		// in the session's store, and deleted from it after
+		expect(storeOf(sdk, send.agentId)).toBe(storeOf(sdk, mainAgents[0] ?? ""));
+		expect(sdk.deleted).toContain(`${storeOf(sdk, send.agentId)} ${send.agentId}`);
 		expect(send.text).toContain("<pi_instructions>");
 		expect(send.text).not.toContain("<cursor_tool_boundary>");
 		expect(send.text).not.toContain(TOOL_TAIL_GUARD);

@@ -3,9 +3,9 @@
 // second send while a run is active ("already has active run"), so tests can prove that never reaches the user.
 import type {
 	AgentOptions,
+	AgentStore,
 	CursorSdk,
 	InteractionUpdate,
-	OpenStore,
 	Run,
 	RunResult,
 	SDKAgent,
@@ -47,15 +47,10 @@ export interface FakeAgentRecord {
 	options: AgentOptions;
 	/** "create" or "resume". */
 	origin: "create" | "resume";
-	/** The directory given to `openStore` for this agent's `local.store`. */
-	storeDir: string | undefined;
+	/** The directory of the store (`openStore`) the agent was created or resumed in. */
+	storeDir: string;
 	closed: boolean;
 	sends: FakeSend[];
-}
-
-/** The directory of a `local.store` made by {@link FakeCursorSdk.openStore}. */
-export function storeDirOf(options: Partial<AgentOptions> | undefined): string | undefined {
-	return (options?.local?.store as unknown as { fakeStoreDir?: string } | undefined)?.fakeStoreDir;
 }
 
 export type Script = (send: FakeSend) => FakeStep[];
@@ -137,24 +132,33 @@ export class FakeCursorSdk implements CursorSdk {
 		return this.models;
 	}
 
-	async createAgent(options: AgentOptions): Promise<SDKAgent> {
+	async createAgent(store: AgentStore, options: AgentOptions): Promise<SDKAgent> {
 		await this.stallAt("createAgent");
-		return this.makeAgent(`${this.idPrefix}-${this.nextId++}`, options, "create");
+		return this.makeAgent(`${this.idPrefix}-${this.nextId++}`, store, options, "create");
 	}
 
-	async resumeAgent(agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent> {
+	async resumeAgent(store: AgentStore, agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent> {
 		await this.stallAt("resumeAgent");
 		if (!this.resumable.has(agentId)) throw new Error(`Agent not found: ${agentId}`);
-		return this.makeAgent(agentId, options as AgentOptions, "resume");
+		return this.makeAgent(agentId, store, options as AgentOptions, "resume");
+	}
+
+	/** `deleteAgent` calls: "<store dir> <agent id>". */
+	readonly deleted: string[] = [];
+	async deleteAgent(store: AgentStore, agentId: string): Promise<void> {
+		this.deleted.push(`${store.dir} ${agentId}`);
 	}
 
 	setHttp1ForAgent(value: boolean | null): void {
 		this.http1Calls.push(value);
 	}
 
-	async openStore(dir: string): Promise<OpenStore> {
+	/** The directory of every `openStore` call, in order. */
+	readonly opened: string[] = [];
+	async openStore(dir: string): Promise<AgentStore> {
+		this.opened.push(dir);
 		await this.stallAt("openStore");
-		return { fakeStoreDir: dir, dispose: async () => {} } as unknown as OpenStore;
+		return { dir };
 	}
 
 	defaultStateRoot(cwd: string): string {
@@ -177,17 +181,17 @@ export class FakeCursorSdk implements CursorSdk {
 
 	/** Checkpoint windows per agent id (none: no checkpoint). */
 	readonly checkpointWindows = new Map<string, number>();
-	async checkpointMaxTokens(_store: unknown, _cwd: string, agentId: string): Promise<number | undefined> {
+	async checkpointMaxTokens(_store: AgentStore, agentId: string): Promise<number | undefined> {
 		return this.checkpointWindows.get(agentId);
 	}
 
-	/** Every `prewarm` call's options, and how many prewarmed executors are held (not yet released). */
-	readonly prewarms: AgentOptions[] = [];
+	/** Every `prewarm` call's store and options, and how many prewarmed executors are held (not yet released). */
+	readonly prewarms: { store: AgentStore; options: AgentOptions }[] = [];
 	prewarmsHeld = 0;
 	/** `prewarm` fails with this (a rejected key, no network) when set. */
 	prewarmError: Error | undefined;
-	async prewarm(options: AgentOptions): Promise<() => Promise<void>> {
-		this.prewarms.push(options);
+	async prewarm(store: AgentStore, options: AgentOptions): Promise<() => Promise<void>> {
+		this.prewarms.push({ store, options });
 		if (this.prewarmError) throw this.prewarmError;
 		this.prewarmsHeld++;
 		let released = false;
@@ -198,12 +202,12 @@ export class FakeCursorSdk implements CursorSdk {
 		};
 	}
 
-	private makeAgent(agentId: string, options: AgentOptions, origin: "create" | "resume"): SDKAgent {
+	private makeAgent(agentId: string, store: AgentStore, options: AgentOptions, origin: "create" | "resume"): SDKAgent {
 		const record: FakeAgentRecord = {
 			agentId,
 			options,
 			origin,
-			storeDir: storeDirOf(options),
+			storeDir: store.dir,
 			closed: false,
 			sends: [],
 		};

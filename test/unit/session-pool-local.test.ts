@@ -19,7 +19,7 @@ const pools: SessionAgentPool[] = [];
 const scratch: string[] = [];
 afterEach(async () => {
 	for (const watch of watches.splice(0)) watch.dispose();
-	for (const pool of pools.splice(0)) await pool.shutdown();
+	for (const pool of pools.splice(0)) pool.shutdown();
 	for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -10,7 +10,7 @@ import { type PoolRequest, SessionAgentPool } from "../../src/session/pool.ts";
 import { RESUME_ENTRY_TYPE, type ResumeHandle } from "../../src/session/resume.ts";
 import { coverageOf } from "../../src/session/send-plan.ts";
 import { TurnEnded } from "../../src/turn/watch.ts";
-import { FakeCursorSdk, storeDirOf } from "../support/fake-sdk.ts";
+import { FakeCursorSdk } from "../support/fake-sdk.ts";
 import { assistantMessage, systemMessage, userMessage } from "../support/messages.ts";
 import { poolRequest, testWatch } from "../support/pool-request.ts";
 
@@ -94,7 +94,7 @@ describe("SessionAgentPool", () => {
 		expect(sdk.agents[0]?.closed).toBe(true);
 		await runLease(await pool.acquire(request([system, user("q2")]), watch()));
 		expect(sdk.agents[1]?.storeDir).toBe(dir);
-		await pool.shutdown();
+		pool.shutdown();
 		expect(existsSync(dir)).toBe(false);
 		expect(sdk.agents[1]?.closed).toBe(true);
 	});
@@ -234,7 +234,7 @@ describe("SessionAgentPool", () => {
 		expect(notices).toEqual([]);
 	});
 
-	test("summaries: a fresh tool-less agent on a temporary store; the pooled agent is untouched", async () => {
+	test("summaries: a fresh tool-less agent in the session store, deleted after; the pooled agent is untouched", async () => {
 		const { sdk, pool } = setup();
 		const [t1, t2] = turns(2);
 		await runLease(await pool.acquire(request(t1 ?? []), watch()));
@@ -242,14 +242,14 @@ describe("SessionAgentPool", () => {
 		const record = sdk.agents[1];
 		expect(record?.options).toMatchObject({ mode: "agent", tools: [] });
 		expect(record?.options.local?.settingSources).toEqual([]);
-		const dir = record?.storeDir ?? "";
-		expect(existsSync(dir)).toBe(true);
+		expect(record?.storeDir).toBe(sdk.agents[0]?.storeDir);
 		expect(summary.prompt.text).toContain("<pi_instructions>");
 		expect(summary.prompt.text).not.toContain("<cursor_tool_boundary>");
 		expect(summary.prompt.text).not.toContain(TOOL_TAIL_GUARD);
+		expect(sdk.deleted).toEqual([]);
 		await runLease(summary);
 		expect(record?.closed).toBe(true);
-		expect(existsSync(dir)).toBe(false);
+		expect(sdk.deleted).toEqual([`${record?.storeDir} ${record?.agentId}`]);
 		await runLease(await pool.acquire(request(t2 ?? []), watch()));
 		expect(sdk.sends.at(-1)).toMatchObject({ agentId: "fake-agent-1", index: 2 });
 	});
@@ -348,8 +348,8 @@ describe("SessionAgentPool", () => {
 		const before = sdk.agents.length;
 		const original = sdk.createAgent.bind(sdk);
 		let dir: string | undefined;
-		sdk.createAgent = async (options) => {
-			dir = storeDirOf(options);
+		sdk.createAgent = async (store) => {
+			dir = store.dir;
 			throw new Error("[unauthenticated] bad key");
 		};
 		await expect(pool.acquire(request([system, user("q1")]), watch())).rejects.toThrow("bad key");
@@ -357,7 +357,7 @@ describe("SessionAgentPool", () => {
 		sdk.createAgent = original;
 		await runLease(await pool.acquire(request([system, user("q1")]), watch()));
 		expect(sdk.agents.length).toBe(before + 1);
-		await pool.shutdown();
+		pool.shutdown();
 		expect(existsSync(dir ?? "")).toBe(false);
 	});
 });
