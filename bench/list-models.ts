@@ -1,5 +1,6 @@
 // Startup benchmark: whole-process wall time of `pi -ne --list-models cursor` (Pi 1.6.0 on Node 24, PI_OFFLINE=1,
-// output discarded), interleaved runs, medians. Printed, never asserted.
+// output discarded), interleaved runs, medians; also each process's CPU time (user + system, from /usr/bin/time), which
+// other jobs on a shared machine disturb far less than wall time. Printed, never asserted.
 //
 // Variants:
 // - Pi alone: no extension.
@@ -43,6 +44,11 @@ export interface StartupFigures {
 	first: Record<string, number>;
 	/** Median peak RSS (MiB) per variant, when /usr/bin/time is available. */
 	rssMiB: Record<string, number>;
+	/**
+	 * Median CPU time (user + system ms) per variant, warm, when /usr/bin/time is available: steadier than wall time
+	 * on a machine shared with other jobs, which stretch wall times far more than the work itself.
+	 */
+	cpuMs: Record<string, number>;
 }
 
 const median = (xs: readonly number[]) => {
@@ -90,17 +96,22 @@ export function runStartupBench(): StartupFigures {
 				BENCH_ROWS_FILE: rowsFile,
 			};
 			const args = [...pi, "-ne", ...variant.extensions.flatMap((e) => ["-e", e]), "--list-models", "cursor"];
-			const [program = "", ...rest] = timed ? [TIME, "-f", "%M", ...args] : args;
+			const [program = "", ...rest] = timed ? [TIME, "-f", "%M %U %S", ...args] : args;
 			const start = performance.now();
 			const result = spawnSync(program, rest, { env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
 			const ms = performance.now() - start;
 			if (result.status !== 0) throw new Error(`${variant.name}: pi exited ${result.status}\n${result.stderr}`);
-			const rssKiB = Number(result.stderr.trim().split("\n").at(-1));
-			return { ms, rssMiB: timed ? rssKiB / 1024 : Number.NaN };
+			const [rssKiB, user, system] = (result.stderr.trim().split("\n").at(-1) ?? "").split(" ").map(Number);
+			return {
+				ms,
+				rssMiB: timed ? (rssKiB ?? Number.NaN) / 1024 : Number.NaN,
+				cpuMs: timed ? ((user ?? Number.NaN) + (system ?? Number.NaN)) * 1000 : Number.NaN,
+			};
 		};
 
 		const warm = new Map<Variant, number[]>(variants.map((v) => [v, []]));
 		const rss = new Map<Variant, number[]>(variants.map((v) => [v, []]));
+		const cpu = new Map<Variant, number[]>(variants.map((v) => [v, []]));
 		const first = new Map<Variant, number[]>(variants.map((v) => [v, []]));
 		for (const [index, variant] of variants.entries()) once(variant, index, false); // fills each variant's caches
 		// Rotate the order so no variant always runs right after the same neighbour.
@@ -116,6 +127,7 @@ export function runStartupBench(): StartupFigures {
 			const sample = once(variant, index, false);
 			warm.get(variant)?.push(sample.ms);
 			rss.get(variant)?.push(sample.rssMiB);
+			cpu.get(variant)?.push(sample.cpuMs);
 		});
 		rounds(FIRST_RUNS, (variant, index) => {
 			if (variant.firstStart) first.get(variant)?.push(once(variant, index, true).ms);
@@ -129,6 +141,7 @@ export function runStartupBench(): StartupFigures {
 			warm: byName(warm),
 			first: byName(first, (v) => v.firstStart),
 			rssMiB: byName(rss),
+			cpuMs: byName(cpu),
 		};
 	} finally {
 		rmSync(root, { recursive: true, force: true });
@@ -138,10 +151,21 @@ export function runStartupBench(): StartupFigures {
 const ratio = (a: number | undefined, b: number | undefined) =>
 	a !== undefined && b !== undefined && b > 0 ? a / b : Number.NaN;
 
-/** Ours ÷ the SDK-only floor, warm, per layout. */
-export function startupRatios(f: StartupFigures): { installed: number; checkout: number } {
+/** Ours ÷ the SDK-only floor, warm, per layout: wall time (the target) and CPU time (the steadier cross-check). */
+export function startupRatios(f: StartupFigures): {
+	installed: number;
+	checkout: number;
+	cpuInstalled: number;
+	cpuCheckout: number;
+} {
 	const floor = f.warm[STARTUP.floor];
-	return { installed: ratio(f.warm[STARTUP.installed], floor), checkout: ratio(f.warm[STARTUP.checkout], floor) };
+	const cpuFloor = f.cpuMs[STARTUP.floor];
+	return {
+		installed: ratio(f.warm[STARTUP.installed], floor),
+		checkout: ratio(f.warm[STARTUP.checkout], floor),
+		cpuInstalled: ratio(f.cpuMs[STARTUP.installed], cpuFloor),
+		cpuCheckout: ratio(f.cpuMs[STARTUP.checkout], cpuFloor),
+	};
 }
 
 export function printStartup(f: StartupFigures): void {
@@ -151,10 +175,12 @@ export function printStartup(f: StartupFigures): void {
 		`Startup: pi --list-models cursor (Pi 1.6.0, Node 24), medians of ${f.runs} interleaved runs per variant ` +
 			`(first start: ${f.firstRuns}); our catalog has ${f.rows} rows`,
 	);
-	console.log(`  ${"".padEnd(20)}${"warm".padStart(10)}${"first start".padStart(14)}${"peak RSS".padStart(11)}`);
+	console.log(
+		`  ${"".padEnd(20)}${"warm".padStart(10)}${"first start".padStart(14)}${"peak RSS".padStart(11)}${"CPU (warm)".padStart(12)}`,
+	);
 	for (const [name, warm] of Object.entries(f.warm)) {
 		console.log(
-			`  ${name.padEnd(20)}${ms(warm).padStart(10)}${ms(f.first[name]).padStart(14)}${mib(f.rssMiB[name]).padStart(11)}`,
+			`  ${name.padEnd(20)}${ms(warm).padStart(10)}${ms(f.first[name]).padStart(14)}${mib(f.rssMiB[name]).padStart(11)}${ms(f.cpuMs[name]).padStart(12)}`,
 		);
 	}
 	const r = startupRatios(f);
@@ -163,6 +189,9 @@ export function printStartup(f: StartupFigures): void {
 	console.log(
 		`  ours ÷ floor (warm): installed ${r.installed.toFixed(2)}×, checkout ${r.checkout.toFixed(2)}× (target ≤ 1.10×); ` +
 			`Pi's own cost of our rows alone: ${rowsShare.toFixed(2)}×`,
+	);
+	console.log(
+		`  ours ÷ floor in CPU time (user + system): installed ${r.cpuInstalled.toFixed(2)}×, checkout ${r.cpuCheckout.toFixed(2)}×`,
 	);
 }
 

@@ -27,6 +27,12 @@ const rows: [string, string, string, string][] = [
 		`${ms(startup.warm[STARTUP.checkout])} vs ${ms(startup.warm[STARTUP.floor])}`,
 	],
 	[
+		"  the same in CPU time (user + system)",
+		`${s.cpuInstalled.toFixed(2)}× ${s.cpuCheckout.toFixed(2)}×`,
+		"—",
+		"installed, checkout (a steadier cross-check)",
+	],
+	[
 		"first start after install (installed)",
 		ms(startup.first[STARTUP.installed]),
 		"—",
