@@ -13,6 +13,7 @@ import type {
 	SDKModel,
 } from "@cursor/sdk";
 import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
+import { memoryAgentStore } from "./memory-store.ts";
 
 export type {
 	AgentDefinition,
@@ -31,12 +32,12 @@ export type {
 } from "@cursor/sdk";
 
 /**
- * An SDK agent store: the SDK's SQLite store (node:sqlite or bun:sqlite) in `dir`, and the SDK's agent platform over
- * it. Local agents are created, resumed and prewarmed through the store they live in. The SDK opens one per
- * directory and keeps it open for the rest of the process (it has no close).
+ * Where local agents live, with the SDK's agent platform over it: they are created, resumed and prewarmed through
+ * their store. Either the SDK's SQLite store in `dir` (the SDK opens one per directory and keeps it open for the rest
+ * of the process: it has no close), or an ephemeral one in memory (no `dir`).
  */
 export interface AgentStore {
-	readonly dir: string;
+	readonly dir?: string;
 }
 
 export interface CursorSdk {
@@ -50,12 +51,12 @@ export interface CursorSdk {
 	 * SQLite code on this first use: `@cursor/sdk/sqlite` would be evaluated at every Pi start.
 	 */
 	openStore(dir: string, cwd: string): Promise<AgentStore>;
+	/** A store in memory for the workspace `cwd`: nothing on disk, nothing to close, gone with its last reference. */
+	openEphemeralStore(cwd: string): Promise<AgentStore>;
 	/** `Agent.create` of a local agent kept in `store`. */
 	createAgent(store: AgentStore, options: AgentOptions): Promise<SDKAgent>;
 	/** `Agent.resume` of a local agent kept in `store`. */
 	resumeAgent(store: AgentStore, agentId: string, options: Partial<AgentOptions>): Promise<SDKAgent>;
-	/** Removes a finished agent and its conversation from `store`. */
-	deleteAgent(store: AgentStore, agentId: string): Promise<void>;
 	/** The SDK's own state root for a workspace (`~/.cursor/projects/<workspace>/…`). */
 	defaultStateRoot(cwd: string): string;
 	/** `GET /v1/me` with an explicit key (no timeout: callers bound it). */
@@ -134,8 +135,8 @@ export const cloudSdk: CloudSdk = {
 
 class PlatformStore implements AgentStore {
 	constructor(
-		readonly dir: string,
 		readonly platform: CursorAgentPlatform,
+		readonly dir?: string,
 	) {}
 }
 
@@ -155,10 +156,11 @@ async function checkpointMaxTokens(store: AgentStore, agentId: string): Promise<
 export const cursorSdk: CursorSdk = {
 	listModels: (apiKey) => Cursor.models.list({ apiKey }),
 	openStore: async (dir, cwd) =>
-		new PlatformStore(dir, await createAgentPlatform({ stateRoot: dir, workspaceRef: cwd })),
+		new PlatformStore(await createAgentPlatform({ stateRoot: dir, workspaceRef: cwd }), dir),
+	openEphemeralStore: async (cwd) =>
+		new PlatformStore(await createAgentPlatform({ localStore: memoryAgentStore(), workspaceRef: cwd })),
 	createAgent: (store, options) => platformOf(store).createAgent(options),
 	resumeAgent: (store, agentId, options) => platformOf(store).resumeAgent(agentId, options),
-	deleteAgent: (store, agentId) => platformOf(store).deleteAgent(agentId),
 	setHttp1ForAgent: (value) => Cursor.configure({ local: { useHttp1ForAgent: value } }),
 	defaultStateRoot: (cwd) => getDefaultSdkStateRoot(cwd),
 	me: (apiKey) => Cursor.me({ apiKey }),

@@ -68,8 +68,8 @@ export class SessionAgentPool {
 	private live: LiveRun | undefined;
 	private scope: SessionScope = { storeDir: undefined, resume: undefined };
 	/**
-	 * The session's SDK store (opened on first use, shared by the session's agents and summaries; a temporary one is
-	 * removed with the scope). The SDK keeps it open until Pi exits; every write is committed as it happens.
+	 * The session's SDK store (opened on first use, shared by the session's agents; a temporary one is removed with
+	 * the scope). The SDK keeps it open until Pi exits; every write is committed as it happens.
 	 */
 	private sessionStore: { location: StoreLocation; open: Promise<AgentStore> } | undefined;
 	/** The turn that holds the pooled agent, from `acquire` until its lease is released. */
@@ -343,13 +343,10 @@ export class SessionAgentPool {
 		};
 	}
 
-	/**
-	 * A compaction or tree summary: a fresh tool-less agent in the session store, deleted with its lease; the pool is
-	 * untouched.
-	 */
+	/** A compaction or tree summary: a fresh tool-less agent on an ephemeral store; the pool is untouched. */
 	async acquireForSummary(request: PoolRequest, watch: TurnWatch): Promise<AgentLease> {
 		watch.startSdkWork();
-		const store = await watch.race(this.storeFor(request.cwd).open);
+		const store = await watch.race(this.sdk.openEphemeralStore(request.cwd));
 		const definitionFree = { ...request, settingSources: [], agents: undefined, agentsDigest: undefined };
 		const options = { ...this.agentOptions(definitionFree), mode: "agent", tools: [] } as AgentOptions;
 		const agent = await watch.race(this.sdk.createAgent(store, options), closeAgent);
@@ -357,14 +354,7 @@ export class SessionAgentPool {
 			agent,
 			prompt: buildBootstrapPrompt(request.messages, { toolGuards: false }),
 			kind: "summary",
-			release: async () => {
-				try {
-					agent.close();
-				} finally {
-					// A summary's conversation is the session's transcript again: it does not stay in the store.
-					await this.sdk.deleteAgent(store, agent.agentId).catch(() => {});
-				}
-			},
+			release: () => closeAgent(agent), // its store goes with it
 		};
 	}
 

@@ -29,14 +29,13 @@ function expectSummaryAgents(sdk: FakeCursorSdk, summaries: FakeSend[], mainAgen
 		expect(record?.options.mode).toBe("agent");
 		expect(record?.options.local?.settingSources).toEqual([]);
 		expect(record?.closed).toBe(true);
-		// in the session's store, and deleted from it after
-		expect(storeOf(sdk, send.agentId)).toBe(storeOf(sdk, mainAgents[0] ?? ""));
-		expect(sdk.deleted).toContain(`${storeOf(sdk, send.agentId)} ${send.agentId}`);
+		expect(storeOf(sdk, send.agentId)).toBe(""); // an ephemeral store: nothing on disk
 		expect(send.text).toContain("<pi_instructions>");
 		expect(send.text).not.toContain("<cursor_tool_boundary>");
 		expect(send.text).not.toContain(TOOL_TAIL_GUARD);
 	}
 	expect(new Set(summaries.map((s) => s.agentId)).size).toBe(summaries.length); // one fresh agent each
+	expect(sdk.ephemeralStores).toBe(summaries.length); // on a store of its own
 }
 
 describe("session lifecycle with a pooled agent", () => {

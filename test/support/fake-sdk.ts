@@ -47,8 +47,8 @@ export interface FakeAgentRecord {
 	options: AgentOptions;
 	/** "create" or "resume". */
 	origin: "create" | "resume";
-	/** The directory of the store (`openStore`) the agent was created or resumed in. */
-	storeDir: string;
+	/** The directory of the store (`openStore`) the agent was created or resumed in; none for an ephemeral store. */
+	storeDir: string | undefined;
 	closed: boolean;
 	sends: FakeSend[];
 }
@@ -143,12 +143,6 @@ export class FakeCursorSdk implements CursorSdk {
 		return this.makeAgent(agentId, store, options as AgentOptions, "resume");
 	}
 
-	/** `deleteAgent` calls: "<store dir> <agent id>". */
-	readonly deleted: string[] = [];
-	async deleteAgent(store: AgentStore, agentId: string): Promise<void> {
-		this.deleted.push(`${store.dir} ${agentId}`);
-	}
-
 	setHttp1ForAgent(value: boolean | null): void {
 		this.http1Calls.push(value);
 	}
@@ -159,6 +153,13 @@ export class FakeCursorSdk implements CursorSdk {
 		this.opened.push(dir);
 		await this.stallAt("openStore");
 		return { dir };
+	}
+
+	/** How many ephemeral stores were opened. */
+	ephemeralStores = 0;
+	async openEphemeralStore(): Promise<AgentStore> {
+		this.ephemeralStores++;
+		return {};
 	}
 
 	defaultStateRoot(cwd: string): string {

@@ -234,7 +234,7 @@ describe("SessionAgentPool", () => {
 		expect(notices).toEqual([]);
 	});
 
-	test("summaries: a fresh tool-less agent in the session store, deleted after; the pooled agent is untouched", async () => {
+	test("summaries: a fresh tool-less agent on its own ephemeral store; the pooled agent is untouched", async () => {
 		const { sdk, pool } = setup();
 		const [t1, t2] = turns(2);
 		await runLease(await pool.acquire(request(t1 ?? []), watch()));
@@ -242,14 +242,14 @@ describe("SessionAgentPool", () => {
 		const record = sdk.agents[1];
 		expect(record?.options).toMatchObject({ mode: "agent", tools: [] });
 		expect(record?.options.local?.settingSources).toEqual([]);
-		expect(record?.storeDir).toBe(sdk.agents[0]?.storeDir);
+		expect(record?.storeDir).toBeUndefined(); // nothing on disk
+		expect(sdk.ephemeralStores).toBe(1);
+		expect(sdk.opened).toHaveLength(1); // only the session store
 		expect(summary.prompt.text).toContain("<pi_instructions>");
 		expect(summary.prompt.text).not.toContain("<cursor_tool_boundary>");
 		expect(summary.prompt.text).not.toContain(TOOL_TAIL_GUARD);
-		expect(sdk.deleted).toEqual([]);
 		await runLease(summary);
 		expect(record?.closed).toBe(true);
-		expect(sdk.deleted).toEqual([`${record?.storeDir} ${record?.agentId}`]);
 		await runLease(await pool.acquire(request(t2 ?? []), watch()));
 		expect(sdk.sends.at(-1)).toMatchObject({ agentId: "fake-agent-1", index: 2 });
 	});
