@@ -9,7 +9,9 @@
 // - floor + our rows: the floor plus a provider with our catalog rows ready-made (bench/fixtures/sdk-rows-extension.js):
 //   what Pi itself spends registering, merging and listing our rows.
 // - ours, installed: the bundle as users install it, `node_modules/pi-cursor-sdk/dist/index.js` with only
-//   `@cursor/sdk` beside it (test/support/toolchain.ts stages it).
+//   `@cursor/sdk` beside it (test/support/toolchain.ts stages it). No model cache yet, as before the first refresh.
+// - the same with a model cache (every start after a live refresh reads it): holding the bundled catalog, and holding
+//   one that differs from it (Cursor's catalog a few weeks after a release), whose rows are built at startup.
 // - ours, checkout: `dist/index.js` in this checkout, Pi's packages installed beside it (`npm start`, `pi install git:`).
 // Each variant has its own TMPDIR. "Warm": Pi's extension loader (jiti) has the transpiled file cached in
 // `$TMPDIR/jiti`, as on every start after the first. "First start": that cache is emptied before each run, as after
@@ -21,7 +23,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CatalogCache } from "../src/catalog/cache.ts";
+import { FALLBACK_MODELS } from "../src/catalog/fallback-models.generated.ts";
 import { CatalogState } from "../src/catalog/state.ts";
+import type { CatalogItem } from "../src/catalog/types.ts";
 import { BUNDLE, ensureTool, REPO_ROOT } from "../test/support/toolchain.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -33,6 +38,8 @@ interface Variant {
 	extensions: string[];
 	/** Also timed with an empty loader cache. */
 	firstStart: boolean;
+	/** The catalog our model cache holds in this variant's HOME (none: no cache, as before the first refresh). */
+	cachedCatalog?: readonly CatalogItem[];
 }
 
 export interface StartupFigures {
@@ -61,10 +68,20 @@ export const STARTUP = {
 	floor: "SDK-only floor",
 	rows: "floor + our rows",
 	installed: "ours, installed",
+	cachedSame: "…, cached = bundled",
+	cachedChanged: "…, cached ≠ bundled",
 	checkout: "ours, checkout",
 } as const;
 
-export function runStartupBench(): StartupFigures {
+const KEY = "key_bench";
+
+/** The bundled catalog as Cursor might serve it a few weeks later: one model renamed (every row is built again). */
+function changedCatalog(): CatalogItem[] {
+	const [first, ...rest] = FALLBACK_MODELS;
+	return first ? [{ ...first, displayName: `${first.displayName} (new)` }, ...rest] : [];
+}
+
+export async function runStartupBench(): Promise<StartupFigures> {
 	const root = mkdtempSync(join(tmpdir(), "bench-startup-"));
 	try {
 		const models = new CatalogState().models;
@@ -76,8 +93,16 @@ export function runStartupBench(): StartupFigures {
 			{ name: STARTUP.floor, extensions: [fixture("sdk-only-extension.js")], firstStart: true },
 			{ name: STARTUP.rows, extensions: [fixture("sdk-rows-extension.js")], firstStart: false },
 			{ name: STARTUP.installed, extensions: [BUNDLE], firstStart: true },
+			{ name: STARTUP.cachedSame, extensions: [BUNDLE], firstStart: false, cachedCatalog: FALLBACK_MODELS },
+			{ name: STARTUP.cachedChanged, extensions: [BUNDLE], firstStart: false, cachedCatalog: changedCatalog() },
 			{ name: STARTUP.checkout, extensions: [join(REPO_ROOT, "dist", "index.js")], firstStart: true },
 		];
+		for (const [index, variant] of variants.entries()) {
+			if (!variant.cachedCatalog) continue;
+			const agentDir = join(root, `home-${index}`, ".pi", "agent");
+			mkdirSync(agentDir, { recursive: true });
+			await new CatalogCache(agentDir).write(KEY, { fetchedAt: Date.now(), items: variant.cachedCatalog });
+		}
 		const pi = [ensureTool("node24"), ensureTool("pi@1.6.0")];
 		const timed = existsSync(TIME);
 		const once = (variant: Variant, index: number, emptyCache: boolean) => {
@@ -92,7 +117,7 @@ export function runStartupBench(): StartupFigures {
 				PI_OFFLINE: "1",
 				PI_SKIP_VERSION_CHECK: "1",
 				PI_TELEMETRY: "0",
-				CURSOR_API_KEY: "key_bench",
+				CURSOR_API_KEY: KEY,
 				BENCH_ROWS_FILE: rowsFile,
 			};
 			const args = [...pi, "-ne", ...variant.extensions.flatMap((e) => ["-e", e]), "--list-models", "cursor"];
@@ -155,6 +180,8 @@ const ratio = (a: number | undefined, b: number | undefined) =>
 export function startupRatios(f: StartupFigures): {
 	installed: number;
 	checkout: number;
+	cachedSame: number;
+	cachedChanged: number;
 	cpuInstalled: number;
 	cpuCheckout: number;
 } {
@@ -163,6 +190,8 @@ export function startupRatios(f: StartupFigures): {
 	return {
 		installed: ratio(f.warm[STARTUP.installed], floor),
 		checkout: ratio(f.warm[STARTUP.checkout], floor),
+		cachedSame: ratio(f.warm[STARTUP.cachedSame], floor),
+		cachedChanged: ratio(f.warm[STARTUP.cachedChanged], floor),
 		cpuInstalled: ratio(f.cpuMs[STARTUP.installed], cpuFloor),
 		cpuCheckout: ratio(f.cpuMs[STARTUP.checkout], cpuFloor),
 	};
@@ -193,6 +222,10 @@ export function printStartup(f: StartupFigures): void {
 	console.log(
 		`  ours ÷ floor in CPU time (user + system): installed ${r.cpuInstalled.toFixed(2)}×, checkout ${r.cpuCheckout.toFixed(2)}×`,
 	);
+	console.log(
+		`  installed, with a model cache: ${r.cachedSame.toFixed(2)}× holding the bundled catalog, ` +
+			`${r.cachedChanged.toFixed(2)}× holding a changed one`,
+	);
 }
 
-if (import.meta.main) printStartup(runStartupBench());
+if (import.meta.main) printStartup(await runStartupBench());

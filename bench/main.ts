@@ -4,7 +4,7 @@
 import { printStartup, runStartupBench, STARTUP, startupRatios } from "./list-models.ts";
 import { printTurns, runTurnBench, TURNS, turnRatios } from "./stream.ts";
 
-const startup = runStartupBench();
+const startup = await runStartupBench();
 printStartup(startup);
 console.log();
 const turns = await runTurnBench();
@@ -25,6 +25,12 @@ const rows: [string, string, string, string][] = [
 		`${s.checkout.toFixed(2)}×`,
 		"≤ 1.10×",
 		`${ms(startup.warm[STARTUP.checkout])} vs ${ms(startup.warm[STARTUP.floor])}`,
+	],
+	[
+		"  installed, model cache = bundled catalog",
+		`${s.cachedSame.toFixed(2)}×`,
+		"≤ 1.10×",
+		`${ms(startup.warm[STARTUP.cachedSame])}; a changed catalog: ${s.cachedChanged.toFixed(2)}×`,
 	],
 	[
 		"  the same in CPU time (user + system)",

@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { atomicWrite } from "../fs/atomic-file.ts";
+import { FALLBACK_MODELS } from "./fallback-models.generated.ts";
 import { sanitizeCatalog } from "./sanitize.ts";
 import type { CatalogItem } from "./types.ts";
 
@@ -11,7 +12,7 @@ export const MODEL_CACHE_FILENAME = "cursor-sdk-model-list.json";
 
 export interface CachedCatalog {
 	fetchedAt: number;
-	items: CatalogItem[];
+	items: readonly CatalogItem[];
 }
 
 interface CacheDocument {
@@ -43,17 +44,22 @@ export class CatalogCache {
 		return { version: 1, entries: {} };
 	}
 
-	/** The cached catalog for this key, expired or not (startup never waits for the network). */
+	/**
+	 * The cached catalog for this key, expired or not (startup never waits for the network). A catalog that is the
+	 * bundled one comes back as `FALLBACK_MODELS` itself, whose rows dist/index.js carries ready-made: every start
+	 * reads the cache, and building 241 rows again would be most of our startup.
+	 */
 	read(apiKey: string): CachedCatalog | undefined {
 		const entry = this.readDocument().entries[keyFingerprint(apiKey)];
 		if (!entry || typeof entry.fetchedAt !== "number" || !Array.isArray(entry.items)) return undefined;
-		const items = sanitizeCatalog(entry.items);
+		const bundled = JSON.stringify(entry.items) === JSON.stringify(FALLBACK_MODELS);
+		const items = bundled ? FALLBACK_MODELS : sanitizeCatalog(entry.items);
 		return items.length > 0 ? { fetchedAt: entry.fetchedAt, items } : undefined;
 	}
 
 	async write(apiKey: string, catalog: CachedCatalog): Promise<void> {
 		const document = this.readDocument();
-		document.entries[keyFingerprint(apiKey)] = { fetchedAt: catalog.fetchedAt, items: catalog.items };
+		document.entries[keyFingerprint(apiKey)] = { fetchedAt: catalog.fetchedAt, items: [...catalog.items] };
 		await atomicWrite(this.path, `${JSON.stringify(document)}\n`);
 	}
 }

@@ -33,6 +33,10 @@ export class CatalogState {
 	}
 
 	replace(items: readonly CatalogItem[], source: CatalogSource): void {
+		if (items === this.items) {
+			this.source = source; // the same catalog (the cached one is the bundled one): the same rows
+			return;
+		}
 		const windows = applyLearnedWindows(this.contextWindows, items, this.learnedWindows);
 		const built =
 			items === FALLBACK_MODELS && sameWindows(windows, FALLBACK_CONTEXT_WINDOWS)

@@ -8,6 +8,7 @@ import { CatalogCache, keyFingerprint } from "../../src/catalog/cache.ts";
 import { discoverModels, REFRESH_ERROR_PREFIX } from "../../src/catalog/discovery.ts";
 import { sanitizeCatalog } from "../../src/catalog/sanitize.ts";
 import { CatalogState } from "../../src/catalog/state.ts";
+import type { CatalogItem } from "../../src/catalog/types.ts";
 import type { CursorSdk } from "../../src/sdk/cursor-sdk.ts";
 import { anyJson, fc, nastyString, PropertyTarget, wrongTyped } from "../support/property.ts";
 
@@ -86,7 +87,7 @@ const payload = fc.array(
 
 const state = new CatalogState({ default: 200_000 });
 
-function checkCatalog(items: ReturnType<typeof sanitizeCatalog>): void {
+function checkCatalog(items: readonly CatalogItem[]): void {
 	state.replace(items, "live");
 	const ids = state.models.map((model) => model.id);
 	expect(new Set(ids).size).toBe(ids.length);
