@@ -8,6 +8,7 @@ import type { SettingSources } from "../settings/env-parse.ts";
 import type { LiveRun } from "../turn/live-run.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
+import { ConversationFingerprints } from "./fingerprint.ts";
 import { RESUME_ENTRY_TYPE, type ResumeHandle } from "./resume.ts";
 import { type ConversationCoverage, coverageOf, planSessionSend } from "./send-plan.ts";
 import { persistentStore, removeStore, type StoreLocation, temporaryStore } from "./stores.ts";
@@ -52,6 +53,8 @@ interface Pooled {
 	agent: SDKAgent;
 	poolKey: string;
 	coverage: ConversationCoverage | undefined;
+	/** The agent's conversation fingerprinted as it grows (each turn hashes only its new messages). */
+	fingerprints: ConversationFingerprints;
 }
 
 /** Closes an agent; closing a broken one must not break the next turn. */
@@ -220,7 +223,7 @@ export class SessionAgentPool {
 				this.sdk.resumeAgent(store, handle.agentId, this.agentOptions(request)),
 				closeAgent,
 			);
-			return { agent, poolKey, coverage: handle.coverage };
+			return { agent, poolKey, coverage: handle.coverage, fingerprints: new ConversationFingerprints() };
 		} catch (error) {
 			if (error instanceof TurnEnded) throw error;
 			const reason = classifyCursorError(error, [request.setup.apiKey]).message;
@@ -293,7 +296,13 @@ export class SessionAgentPool {
 		if (this.pooled && this.pooled.poolKey !== poolKey) this.invalidate();
 		this.pooled ??= await this.tryResume(request, poolKey, watch);
 
-		const plan = planSessionSend(this.pooled?.coverage, poolKey, request.messages);
+		const fingerprints = this.pooled?.fingerprints;
+		const plan = planSessionSend(
+			this.pooled?.coverage,
+			poolKey,
+			request.messages,
+			fingerprints && ((messages) => fingerprints.of(messages)),
+		);
 		let prompt: CursorPrompt;
 		let incrementalSends: number;
 		let kind: AgentLease["kind"];
@@ -305,7 +314,7 @@ export class SessionAgentPool {
 			if (this.pooled) this.invalidate();
 			const store = await watch.race(this.storeFor(request.cwd).open);
 			const agent = await watch.race(this.sdk.createAgent(store, this.agentOptions(request)), closeAgent);
-			this.pooled = { agent, poolKey, coverage: undefined };
+			this.pooled = { agent, poolKey, coverage: undefined, fingerprints: new ConversationFingerprints() };
 			prompt = buildBootstrapPrompt(request.messages, {
 				manifest: request.tools?.manifest,
 				...(request.tools?.skillTool ? { skillTool: request.tools.skillTool } : {}),
@@ -324,7 +333,7 @@ export class SessionAgentPool {
 				try {
 					if (this.pooled !== pooled) return;
 					if (outcome === "finished") {
-						pooled.coverage = coverageOf(poolKey, covered, incrementalSends);
+						pooled.coverage = coverageOf(poolKey, covered, incrementalSends, (m) => pooled.fingerprints.of(m));
 						if (storeLocation && !storeLocation.temporary) {
 							const handle: ResumeHandle = {
 								agentId: pooled.agent.agentId,

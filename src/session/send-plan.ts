@@ -18,15 +18,19 @@ export type SendPlan =
 	| { kind: "incremental"; newMessages: Message[] }
 	| { kind: "bootstrap"; reason: "new" | "pool-key" | "instructions" | "diverged" | "limit" };
 
+/** How a conversation is fingerprinted: {@link conversationFingerprint}, or a pooled agent's incremental one. */
+type Fingerprint = (messages: readonly Message[]) => string;
+
 export function coverageOf(
 	poolKey: string,
 	messages: readonly Message[],
 	incrementalSends: number,
+	fingerprint: Fingerprint = conversationFingerprint,
 ): ConversationCoverage {
 	return {
 		poolKey,
 		count: messages.length,
-		fingerprint: conversationFingerprint(messages),
+		fingerprint: fingerprint(messages),
 		instructions: instructionsFingerprint(messages),
 		incrementalSends,
 	};
@@ -36,6 +40,7 @@ export function planSessionSend(
 	coverage: ConversationCoverage | undefined,
 	poolKey: string,
 	messages: readonly Message[],
+	fingerprint: Fingerprint = conversationFingerprint,
 ): SendPlan {
 	if (!coverage) return { kind: "bootstrap", reason: "new" };
 	if (coverage.poolKey !== poolKey) return { kind: "bootstrap", reason: "pool-key" };
@@ -47,7 +52,7 @@ export function planSessionSend(
 	if (
 		messages.length <= coverage.count + 1 ||
 		reply?.role !== "assistant" ||
-		conversationFingerprint(messages.slice(0, coverage.count)) !== coverage.fingerprint ||
+		fingerprint(messages.slice(0, coverage.count)) !== coverage.fingerprint ||
 		newMessages.at(-1)?.role !== "user"
 	) {
 		return { kind: "bootstrap", reason: "diverged" };

@@ -1,8 +1,9 @@
 // One Pi AgentSession in process with the fake SDK: compaction and tree summaries use fresh tool-less agents on
-// temporary stores and force a bootstrap afterwards; abort + immediate re-prompt and steering never surface
-// "already has active run".
+// ephemeral stores and force a bootstrap afterwards; abort + immediate re-prompt and steering never surface
+// "already has active run"; follow-ups fingerprint only what is new.
 import { afterEach, describe, expect, test } from "bun:test";
 import { TOOL_TAIL_GUARD } from "../../src/prompt/transcript.ts";
+import { ConversationFingerprints } from "../../src/session/fingerprint.ts";
 import { defaultScript, FakeCursorSdk, type FakeSend, latestRequest } from "../support/fake-sdk.ts";
 import { createHarnessSession, type HarnessSession } from "../support/harness.ts";
 
@@ -39,6 +40,32 @@ function expectSummaryAgents(sdk: FakeCursorSdk, summaries: FakeSend[], mainAgen
 }
 
 describe("session lifecycle with a pooled agent", () => {
+	test("follow-ups hash only their new messages: Pi rebuilds its messages from the same parts every turn", async () => {
+		const calls: { total: number; hashed: number }[] = [];
+		const of = ConversationFingerprints.prototype.of;
+		ConversationFingerprints.prototype.of = function (this: ConversationFingerprints, messages) {
+			const before = this.hashed;
+			const digest = of.call(this, messages);
+			calls.push({ total: messages.length, hashed: this.hashed - before });
+			return digest;
+		};
+		try {
+			const sdk = new FakeCursorSdk();
+			const h = await session(sdk);
+			for (let i = 1; i <= 6; i++) await h.session.prompt(`turn ${i}`);
+			const pooled = sdk.sends[0]?.agentId;
+			expect(sdk.sends.map((s) => s.agentId)).toEqual(Array(6).fill(pooled)); // one conversation, 5 follow-ups
+			// Each turn: the plan (the covered prefix) then the new coverage after the answer.
+			const late = calls.slice(4);
+			expect(late.length).toBeGreaterThanOrEqual(6);
+			for (const call of late) expect(call.hashed).toBeLessThanOrEqual(2); // a user message and Cursor's reply
+			expect(late.at(-1)?.total).toBeGreaterThanOrEqual(11);
+			expect(h.errorMessages()).toEqual([]);
+		} finally {
+			ConversationFingerprints.prototype.of = of;
+		}
+	});
+
 	test("compaction: summaries on fresh tool-less agents, then a bootstrap on a new pooled agent", async () => {
 		const sdk = new FakeCursorSdk();
 		const h = await session(sdk, { compaction: { keepRecentTokens: 1 } });
