@@ -2,8 +2,9 @@
 // config, team settings, plugins, skills, rules). Once Pi has started (TUI or RPC) with a Cursor model selected and a
 // key available, that is done in the background, so the first send finds it ready. Never for `--list-models` (no
 // session starts), print or JSON mode (the prompt follows at once), Pi's offline mode, or once a turn has started.
-// Not for the cloud runtime (nothing runs locally). It does not hold up Pi: it starts after a short delay and runs in the background (its SDK work shares Pi's event
-// loop and CPU while Pi is idle). Failures are silent: the turn reports any problem as it would without it.
+// Not for the cloud runtime (nothing runs locally). It does not hold up Pi: it starts after a short delay and runs in
+// the background (its SDK work shares Pi's event loop and CPU while Pi is idle). Failures are silent: the turn
+// reports any problem as it would without it.
 // `PI_CURSOR_PREWARM=0` turns it off.
 import type { Model } from "@earendil-works/pi-ai";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";

@@ -26,114 +26,118 @@ function page<T>(sorted: readonly T[], key: (row: T) => string, cursor?: string,
 
 const DEFAULT_EVENT_PAGE = 100;
 
+/** Rows by key, stored and handed out as copies: what the caller keeps cannot change what the store holds. */
+class Rows<T> {
+	private readonly rows = new Map<string, T>();
+
+	constructor(
+		private readonly key: (row: T) => string,
+		/** How errors name a row: "Agent a-1", "Run r-1 for agent a-1". */
+		private readonly name: (row: T) => string,
+	) {}
+
+	get(key: string): T | null {
+		const row = this.rows.get(key);
+		return row === undefined ? null : structuredClone(row);
+	}
+
+	create(row: T): T {
+		if (this.rows.has(this.key(row))) throw new Error(`${this.name(row)} already exists`);
+		return this.put(row);
+	}
+
+	update(row: T): T {
+		if (!this.rows.has(this.key(row))) throw new Error(`${this.name(row)} not found`);
+		return this.put(row);
+	}
+
+	/** Removes the rows `matching` selects; returns them. */
+	delete(matching: (row: T) => boolean): T[] {
+		const removed = [...this.rows].filter(([, row]) => matching(row));
+		for (const [key] of removed) this.rows.delete(key);
+		return removed.map(([, row]) => row);
+	}
+
+	/** Copies of the rows `matching` selects. */
+	select(matching: (row: T) => boolean): T[] {
+		return [...this.rows.values()].filter(matching).map((row) => structuredClone(row));
+	}
+
+	private put(row: T): T {
+		this.rows.set(this.key(row), structuredClone(row));
+		return structuredClone(row);
+	}
+}
+
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 export function memoryAgentStore(): LocalAgentStore {
-	const agents = new Map<string, LocalAgentDocument>();
-	const runs = new Map<string, LocalAgentRunDocument>();
-	const blobs = new Map<string, { agentId: string; blobId: string; data: Uint8Array }>();
+	const pair = (a: string, b: string) => `${a}\u0000${b}`;
+	const agents = new Rows<LocalAgentDocument>(
+		(agent) => agent.agentId,
+		(agent) => `Agent ${agent.agentId}`,
+	);
+	const runs = new Rows<LocalAgentRunDocument>(
+		(run) => pair(run.agentId, run.runId),
+		(run) => `Run ${run.runId} for agent ${run.agentId}`,
+	);
+	const blobs = new Rows<{ agentId: string; blobId: string; data: Uint8Array }>(
+		(blob) => pair(blob.agentId, blob.blobId),
+		(blob) => `Checkpoint blob ${blob.blobId} for agent ${blob.agentId}`,
+	);
 	const events = new Map<string, LocalAgentRunEventDocument[]>();
-	const runKey = (agentId: string, runId: string) => `${agentId}\u0000${runId}`;
-	const blobKey = (agentId: string, blobId: string) => `${agentId}\u0000${blobId}`;
 
 	return {
 		agents: {
-			async get({ agentId }) {
-				const agent = agents.get(agentId);
-				return agent ? structuredClone(agent) : null;
-			},
-			async create({ agent }) {
-				if (agents.has(agent.agentId)) throw new Error(`Agent ${agent.agentId} already exists`);
-				agents.set(agent.agentId, structuredClone(agent));
-				return structuredClone(agent);
-			},
-			async update({ agent }) {
-				if (!agents.has(agent.agentId)) throw new Error(`Agent ${agent.agentId} not found`);
-				agents.set(agent.agentId, structuredClone(agent));
-				return structuredClone(agent);
-			},
+			get: async ({ agentId }) => agents.get(agentId),
+			create: async ({ agent }) => agents.create(agent),
+			update: async ({ agent }) => agents.update(agent),
 			async delete({ filter }) {
-				for (const agent of [...agents.values()]) {
-					if (matches(filter.agentIds, agent.agentId) && (filter.cwd === undefined || agent.cwd === filter.cwd)) {
-						agents.delete(agent.agentId);
-					}
-				}
+				agents.delete((a) => matches(filter.agentIds, a.agentId) && (filter.cwd === undefined || a.cwd === filter.cwd));
 			},
 			async list(input) {
 				const filter = input?.filter;
-				const sorted = [...agents.values()]
-					.filter((agent) => filter?.cwd === undefined || agent.cwd === filter.cwd)
-					.sort((a, b) => b.updatedAt - a.updatedAt || (a.agentId < b.agentId ? 1 : a.agentId > b.agentId ? -1 : 0));
-				return page(
-					sorted.map((agent) => structuredClone(agent)),
-					(agent) => agent.agentId,
-					filter?.cursor,
-					filter?.limit,
-				);
+				const sorted = agents
+					.select((agent) => filter?.cwd === undefined || agent.cwd === filter.cwd)
+					.sort((a, b) => b.updatedAt - a.updatedAt || byCode(b.agentId, a.agentId));
+				return page(sorted, (agent) => agent.agentId, filter?.cursor, filter?.limit);
 			},
 		},
 		runs: {
-			async get({ agentId, runId }) {
-				const run = runs.get(runKey(agentId, runId));
-				return run ? structuredClone(run) : null;
-			},
-			async create({ run }) {
-				const key = runKey(run.agentId, run.runId);
-				if (runs.has(key)) throw new Error(`Run ${run.runId} already exists for agent ${run.agentId}`);
-				runs.set(key, structuredClone(run));
-				return structuredClone(run);
-			},
-			async update({ run }) {
-				const key = runKey(run.agentId, run.runId);
-				if (!runs.has(key)) throw new Error(`Run ${run.runId} not found for agent ${run.agentId}`);
-				runs.set(key, structuredClone(run));
-				return structuredClone(run);
-			},
+			get: async ({ agentId, runId }) => runs.get(pair(agentId, runId)),
+			create: async ({ run }) => runs.create(run),
+			update: async ({ run }) => runs.update(run),
 			async delete({ filter }) {
-				for (const [key, run] of [...runs]) {
-					if (matches(filter.agentIds, run.agentId) && matches(filter.runIds, run.runId)) {
-						runs.delete(key);
-						events.delete(run.runId);
-					}
-				}
+				const removed = runs.delete(
+					(run) => matches(filter.agentIds, run.agentId) && matches(filter.runIds, run.runId),
+				);
+				for (const run of removed) events.delete(run.runId);
 			},
 			async list(input) {
 				const filter = input?.filter;
-				const sorted = [...runs.values()]
-					.filter((run) => matches(filter?.agentIds, run.agentId) && matches(filter?.runIds, run.runId))
-					.sort((a, b) => a.turnNumber - b.turnNumber || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-				return page(
-					sorted.map((run) => structuredClone(run)),
-					(run) => run.runId,
-					filter?.cursor,
-					filter?.limit,
-				);
+				const sorted = runs
+					.select((run) => matches(filter?.agentIds, run.agentId) && matches(filter?.runIds, run.runId))
+					.sort((a, b) => a.turnNumber - b.turnNumber || byCode(a.runId, b.runId));
+				return page(sorted, (run) => run.runId, filter?.cursor, filter?.limit);
 			},
 		},
 		checkpoints: {
-			async get({ agentId, blobId }) {
-				const blob = blobs.get(blobKey(agentId, blobId));
-				return blob ? new Uint8Array(blob.data) : null;
-			},
+			get: async ({ agentId, blobId }) => blobs.get(pair(agentId, blobId))?.data ?? null,
 			async create({ agentId, blobId, data }) {
-				const key = blobKey(agentId, blobId);
-				if (blobs.has(key)) throw new Error(`Checkpoint blob ${blobId} already exists for agent ${agentId}`);
-				blobs.set(key, { agentId, blobId, data: new Uint8Array(data) });
+				blobs.create({ agentId, blobId, data });
 			},
 			async update({ agentId, blobId, data }) {
-				const key = blobKey(agentId, blobId);
-				if (!blobs.has(key)) throw new Error(`Checkpoint blob ${blobId} not found for agent ${agentId}`);
-				blobs.set(key, { agentId, blobId, data: new Uint8Array(data) });
+				blobs.update({ agentId, blobId, data });
 			},
 			async delete({ filter }) {
-				for (const [key, blob] of [...blobs]) {
-					if (matches(filter.agentIds, blob.agentId) && matches(filter.blobIds, blob.blobId)) blobs.delete(key);
-				}
+				blobs.delete((blob) => matches(filter.agentIds, blob.agentId) && matches(filter.blobIds, blob.blobId));
 			},
 			async list(input) {
 				const filter = input?.filter;
-				const ids = [...blobs.values()]
-					.filter((blob) => matches(filter?.agentIds, blob.agentId) && matches(filter?.blobIds, blob.blobId))
+				const ids = blobs
+					.select((blob) => matches(filter?.agentIds, blob.agentId) && matches(filter?.blobIds, blob.blobId))
 					.map((blob) => blob.blobId)
-					.sort();
+					.sort(byCode);
 				return page(ids, (id) => id, filter?.cursor, filter?.limit);
 			},
 		},
