@@ -2,7 +2,7 @@
 // run, each printed in full, then the figures issue 18 sets targets for, side by side. The soak, replay and bridge
 // benchmarks follow as separate scripts. Printed, never asserted.
 import { printStartup, runStartupBench, STARTUP, startupRatios } from "./list-models.ts";
-import { printTurns, runTurnBench, TURNS, turnRatios } from "./stream.ts";
+import { followUpGap, printTurns, runTurnBench, TURNS, turnRatios } from "./stream.ts";
 
 const startup = await runStartupBench();
 printStartup(startup);
@@ -12,7 +12,10 @@ printTurns(turns);
 
 const s = startupRatios(startup);
 const t = turnRatios(turns);
+const gap = followUpGap(turns);
 const ms = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? `${x.toFixed(0)} ms` : "—");
+const followUp = (figure: Record<string, number>) =>
+	`${(figure[TURNS.prewarmed] ?? Number.NaN).toFixed(1)} vs ${(figure[TURNS.bare] ?? Number.NaN).toFixed(1)} ms`;
 const rows: [string, string, string, string][] = [
 	[
 		"startup, installed ÷ SDK-only floor",
@@ -51,11 +54,14 @@ const rows: [string, string, string, string][] = [
 		`${ms(turns.first[TURNS.prewarmed])} vs ${ms(turns.first[TURNS.bare])}`,
 	],
 	["first turn, cold ÷ bare SDK cold", `${t.cold.toFixed(2)}×`, "—", `${ms(turns.first[TURNS.cold])}`],
+	["follow-up ÷ bare SDK, deltas at once", `${t.followUp.toFixed(2)}×`, "≤ 1.50×", followUp(turns.followUp)],
+	[`  paced (a delta every ${turns.paceMs} ms)`, `${t.paced.toFixed(2)}×`, "≤ 1.50×", followUp(turns.paced)],
 	[
-		"follow-up ÷ bare SDK",
-		`${t.followUp.toFixed(2)}×`,
-		"≤ 1.50×",
-		`${(turns.followUp[TURNS.prewarmed] ?? Number.NaN).toFixed(1)} vs ${(turns.followUp[TURNS.bare] ?? Number.NaN).toFixed(1)} ms; Pi's own ${(turns.followUp[TURNS.faux] ?? Number.NaN).toFixed(1)} ms`,
+		"  where the follow-up's extra time goes",
+		`${gap.total.toFixed(1)} ms`,
+		"—",
+		`Pi's own turn ${gap.pi.toFixed(1)} ms, the SDK's git spawn ${gap.spawn.toFixed(1)} ms, the rest ` +
+			`${gap.rest.toFixed(1)} ms (paced: ${gap.pacedTotal.toFixed(1)} ms in all)`,
 	],
 ];
 console.log();

@@ -11,19 +11,23 @@
 //   node build/toolchain.mjs --run bun build/bundle.ts
 //   node build/toolchain.mjs --run bun bench/stream.ts
 // Knobs: BENCH_RUNS (interleaved processes per variant, default 5), BENCH_FOLLOWUPS (timed follow-up turns per
-// process, default 4), BENCH_TURN_DELTAS (text deltas of the first turn and each follow-up, default 20),
+// process of each kind, default 4), BENCH_TURN_DELTAS (text deltas of the first turn and each follow-up, default 20),
+// BENCH_PACE_MS (the gap between the text deltas of a paced follow-up, default 5),
 // BENCH_DELTAS (text deltas of the final burst turn, default 10000), BENCH_SETTLE_MS (how long after a process is
 // ready the first prompt is sent, default 2000), BENCH_TIMEOUT_MS (bound of one turn, default 30000).
 //
 // Each process is started and made ready first (Pi: a `get_state` round trip; the bare script: its `ready` line once
 // the SDK is imported), then left alone for BENCH_SETTLE_MS, as a user takes a moment to type; nothing before the
-// first prompt is timed. It then runs the first turn, the follow-ups, and one burst turn (the fake sends BENCH_DELTAS
-// text frames as fast as it can). On this process's clock:
+// first prompt is timed. It then runs the first turn, the follow-ups, the paced follow-ups, and one burst turn (the
+// fake sends BENCH_DELTAS text frames as fast as it can). A follow-up's deltas leave the fake at once, as the first
+// turn's do; a paced follow-up's leave BENCH_PACE_MS apart, as a model streams them. On this process's clock:
 // - first token: the turn's input line is written to the child's stdin (Pi: the `prompt` command; the bare script:
 //   its prompt line, on which it runs `Agent.create` + `send` for the first turn, `send` for later ones) → the line
 //   carrying the turn's first text delta is read from the child's stdout (Pi: a `message_update` text_delta).
 // - per delta: first → last text delta of the burst turn, divided by the deltas in between.
 // The next turn starts once the previous one is over (Pi: `agent_settled`; the bare script: `done`).
+// Pi and the bare script run with bench/fixtures/spawn-probe.mjs, which reports how long each child-process spawn
+// holds the event loop: the SDK starts `git` on every send.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { join } from "node:path";
 import type { FakeBackend, Step } from "../test/support/fake-backend/client.ts";
@@ -38,7 +42,9 @@ const TURN_DELTAS = Number(process.env.BENCH_TURN_DELTAS ?? 20);
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 10000);
 const TURN_TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 30_000);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 2000);
+const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 5);
 const TURN_MARKER = "[[bench:turn]]";
+const PACED_MARKER = "[[bench:paced]]";
 /** Also named by bench/fixtures/faux-stream-extension.js. */
 const BURST_MARKER = "[[bench:burst]]";
 
@@ -53,12 +59,23 @@ interface Turn {
 /** A started, ready child that runs turns one at a time. */
 interface Runner {
 	turn(prompt: string, deltas: number): Promise<Turn>;
-	close(): Promise<void>;
+	/** Closes the child; resolves with how long each of its child-process spawns held its event loop (ms). */
+	close(): Promise<number[]>;
 }
 
-function textSteps(count: number): Step[] {
+const SPAWN_PROBE = join(REPO_ROOT, "bench", "fixtures", "spawn-probe.mjs");
+const PROBED = { NODE_OPTIONS: `--import=${SPAWN_PROBE}` };
+
+function spawnTimes(stderr: string): number[] {
+	return [...stderr.matchAll(/^\[\[bench:spawn\]\] ([\d.]+)/gm)].map((m) => Number(m[1]));
+}
+
+function textSteps(count: number, paceMs = 0): Step[] {
 	const steps: Step[] = [{ stepStarted: 1 }];
-	for (let i = 0; i < count; i++) steps.push({ text: i === 0 ? "first " : "tok " });
+	for (let i = 0; i < count; i++) {
+		if (i > 0 && paceMs > 0) steps.push({ delay: paceMs });
+		steps.push({ text: i === 0 ? "first " : "tok " });
+	}
 	steps.push({ stepCompleted: 1 }, { turnEnded: { inputTokens: 1000, outputTokens: count } });
 	return steps;
 }
@@ -94,6 +111,7 @@ async function piRunner(pi: RpcPi): Promise<Runner> {
 		},
 		async close() {
 			await pi.close();
+			return spawnTimes(pi.stderr);
 		},
 	};
 }
@@ -104,12 +122,18 @@ async function bareRunner(home: TempHome, backend: FakeBackend): Promise<Runner>
 	const child: ChildProcessWithoutNullStreams = spawn(ensureTool("node24"), [script], {
 		cwd: home.dir,
 		// Pi enables Node's compile cache for itself (and so for the SDK's lazily loaded chunks): the same here.
-		env: home.env(cursorEnv(backend, { NODE_COMPILE_CACHE: join(home.tmp, "node-compile-cache") })),
+		env: home.env(cursorEnv(backend, { NODE_COMPILE_CACHE: join(home.tmp, "node-compile-cache"), ...PROBED })),
 		stdio: ["pipe", "pipe", "pipe"],
 	});
 	let stderr = "";
+	let partial = "";
+	const spawns: number[] = [];
 	child.stderr.on("data", (chunk: Buffer) => {
-		stderr = (stderr + chunk.toString()).slice(-4000);
+		const text = chunk.toString();
+		stderr = (stderr + text).slice(-4000);
+		const lines = (partial + text).split("\n");
+		partial = lines.pop() ?? "";
+		spawns.push(...spawnTimes(lines.join("\n")));
 	});
 	let onEvent: (event: { event: string; deltas?: number; status?: string; error?: string }, at: number) => void =
 		() => {};
@@ -163,6 +187,7 @@ async function bareRunner(home: TempHome, backend: FakeBackend): Promise<Runner>
 			const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
 			await exited;
 			clearTimeout(kill);
+			return spawns;
 		},
 	};
 }
@@ -175,22 +200,32 @@ const median = (xs: number[]) => {
 interface Samples {
 	first: Turn[];
 	followUps: Turn[];
+	paced: Turn[];
 	burst: Turn[];
+	/** How long each child-process spawn held the event loop (ms). */
+	spawns: number[];
 }
 
-/** One process: start, ready, settle, the first turn, the follow-ups, the burst; closed whatever happens. */
-async function session(start: () => Promise<Runner>, followUps: number, into?: Samples): Promise<void> {
+const noSamples = (): Samples => ({ first: [], followUps: [], paced: [], burst: [], spawns: [] });
+
+/**
+ * One process: start, ready, settle, the first turn, the follow-ups, the paced follow-ups, the burst; closed whatever
+ * happens.
+ */
+async function session(start: () => Promise<Runner>, followUps: number, into = noSamples()): Promise<void> {
 	const runner = await start();
 	try {
 		await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-		const first = await runner.turn(`${TURN_MARKER} go`, TURN_DELTAS);
-		into?.first.push(first);
+		into.first.push(await runner.turn(`${TURN_MARKER} go`, TURN_DELTAS));
 		for (let i = 1; i <= followUps; i++) {
-			into?.followUps.push(await runner.turn(`${TURN_MARKER} again ${i}`, TURN_DELTAS));
+			into.followUps.push(await runner.turn(`${TURN_MARKER} again ${i}`, TURN_DELTAS));
 		}
-		into?.burst.push(await runner.turn(`${BURST_MARKER} go`, DELTAS));
+		for (let i = 1; i <= followUps; i++) {
+			into.paced.push(await runner.turn(`${PACED_MARKER} again ${i}`, TURN_DELTAS));
+		}
+		into.burst.push(await runner.turn(`${BURST_MARKER} go`, DELTAS));
 	} finally {
-		await runner.close();
+		into.spawns.push(...(await runner.close()));
 	}
 }
 
@@ -208,9 +243,13 @@ export interface TurnFigures {
 	turnDeltas: number;
 	deltas: number;
 	settleMs: number;
+	paceMs: number;
 	seconds: number;
 	first: Record<string, number>;
 	followUp: Record<string, number>;
+	paced: Record<string, number>;
+	/** How long the median child-process spawn held the event loop (the SDK's `git` on every send). */
+	spawn: Record<string, number>;
 	burstFirst: Record<string, number>;
 	burst: Record<string, number>;
 	perDelta: Record<string, number>;
@@ -222,18 +261,19 @@ export async function runTurnBench(): Promise<TurnFigures> {
 	const backend = await startTurnBackend({
 		scenarioMap: {
 			[TURN_MARKER]: { name: "turn", steps: textSteps(TURN_DELTAS) },
+			[PACED_MARKER]: { name: "paced", steps: textSteps(TURN_DELTAS, PACE_MS) },
 			[BURST_MARKER]: { name: "burst", steps: textSteps(DELTAS) },
 		},
 	});
 	// One HOME per variant: Pi sessions and SDK stores of one never slow down another.
 	const homes = { bare: new TempHome(), cold: new TempHome(), prewarmed: new TempHome(), faux: new TempHome() };
-	const lifetimeMs = SETTLE_MS + TURN_TIMEOUT_MS * (FOLLOWUPS + 3);
+	const lifetimeMs = SETTLE_MS + TURN_TIMEOUT_MS * (2 * FOLLOWUPS + 3);
 	const faux = join(REPO_ROOT, "bench", "fixtures", "faux-stream-extension.js");
 	const ours = (home: TempHome, extra: Record<string, string>) => () =>
 		piRunner(
 			startRpcPi(["--model", "cursor/composer-2.5"], {
 				home,
-				env: cursorEnv(backend, { PI_OFFLINE: "", ...extra }),
+				env: cursorEnv(backend, { PI_OFFLINE: "", ...PROBED, ...extra }),
 				lifetimeMs,
 			}),
 		);
@@ -246,15 +286,18 @@ export async function runTurnBench(): Promise<TurnFigures> {
 				startRpcPi(["--model", "faux/faux-1"], {
 					home: homes.faux,
 					extensions: [faux],
-					env: { PI_OFFLINE: "", BENCH_DELTAS: String(DELTAS), BENCH_TURN_DELTAS: String(TURN_DELTAS) },
+					env: {
+						PI_OFFLINE: "",
+						BENCH_DELTAS: String(DELTAS),
+						BENCH_TURN_DELTAS: String(TURN_DELTAS),
+						...PROBED,
+					},
 					lifetimeMs,
 				}),
 			),
 	};
 	const names = Object.keys(variants);
-	const samples: Record<string, Samples> = Object.fromEntries(
-		names.map((n) => [n, { first: [], followUps: [], burst: [] }]),
-	);
+	const samples: Record<string, Samples> = Object.fromEntries(names.map((n) => [n, noSamples()]));
 	const started = performance.now();
 	try {
 		// Warm-up (not recorded): compile caches, the SDK's lazily loaded chunks on disk, store directories.
@@ -272,9 +315,7 @@ export async function runTurnBench(): Promise<TurnFigures> {
 	}
 
 	const per = (f: (s: Samples) => number[]) =>
-		Object.fromEntries(
-			names.map((name) => [name, median(f(samples[name] ?? { first: [], followUps: [], burst: [] }))]),
-		);
+		Object.fromEntries(names.map((name) => [name, median(f(samples[name] ?? noSamples()))]));
 	const span = (xs: number[]) => {
 		const sorted = [...xs].sort((a, b) => a - b);
 		return `${sorted[0]?.toFixed(0)}–${sorted.at(-1)?.toFixed(0)}`;
@@ -285,28 +326,35 @@ export async function runTurnBench(): Promise<TurnFigures> {
 		turnDeltas: TURN_DELTAS,
 		deltas: DELTAS,
 		settleMs: SETTLE_MS,
+		paceMs: PACE_MS,
 		seconds: (performance.now() - started) / 1000,
 		first: per((s) => s.first.map((t) => t.ttftMs)),
 		followUp: per((s) => s.followUps.map((t) => t.ttftMs)),
+		paced: per((s) => s.paced.map((t) => t.ttftMs)),
+		spawn: per((s) => s.spawns),
 		burstFirst: per((s) => s.burst.map((t) => t.ttftMs)),
 		burst: per((s) => s.burst.map((t) => t.lastAt - t.firstAt)),
 		perDelta: per((s) => s.burst.map((t) => (t.lastAt - t.firstAt) / (t.deltas - 1))),
 		ranges: Object.fromEntries(
 			names.map((name) => {
-				const s = samples[name] ?? { first: [], followUps: [], burst: [] };
-				return [name, `${span(s.first.map((t) => t.ttftMs))} / ${span(s.followUps.map((t) => t.ttftMs))}`];
+				const s = samples[name] ?? noSamples();
+				const spans = [s.first, s.followUps, s.paced].map((turns) => span(turns.map((t) => t.ttftMs)));
+				return [name, spans.join(" / ")];
 			}),
 		),
 	};
 }
 
-/** The acceptance ratios: first turn (prewarmed and cold) and follow-up, ours ÷ the bare SDK. */
-export function turnRatios(f: TurnFigures): { prewarmed: number; cold: number; followUp: number } {
+/** The acceptance ratios: first turn (prewarmed and cold) and follow-up (deltas at once, paced), ours ÷ the bare SDK. */
+export function turnRatios(f: TurnFigures): { prewarmed: number; cold: number; followUp: number; paced: number } {
 	const bare = f.first[TURNS.bare] ?? Number.NaN;
+	const ratio = (figure: Record<string, number>) =>
+		(figure[TURNS.prewarmed] ?? Number.NaN) / (figure[TURNS.bare] ?? Number.NaN);
 	return {
 		prewarmed: (f.first[TURNS.prewarmed] ?? Number.NaN) / bare,
 		cold: (f.first[TURNS.cold] ?? Number.NaN) / bare,
-		followUp: (f.followUp[TURNS.prewarmed] ?? Number.NaN) / (f.followUp[TURNS.bare] ?? Number.NaN),
+		followUp: ratio(f.followUp),
+		paced: ratio(f.paced),
 	};
 }
 
@@ -320,12 +368,15 @@ export function printTurns(f: TurnFigures): void {
 	console.log(
 		`Turns: pi --mode rpc (Pi 1.6.0, Node 24) vs the bare SDK, medians of ${f.runs} interleaved processes per ` +
 			`variant (${f.runs} first turns sent ${f.settleMs} ms after the process is ready, ${f.runs * f.followUps} ` +
-			`follow-ups of ${f.turnDeltas} deltas, ${f.runs} bursts of ${f.deltas}; ${f.seconds.toFixed(0)} s):`,
+			`follow-ups of ${f.turnDeltas} deltas at once and as many a delta every ${f.paceMs} ms, ${f.runs} bursts ` +
+			`of ${f.deltas}; ${f.seconds.toFixed(0)} s):`,
 	);
 	console.log(`  ${"".padEnd(24)}${names.map(cell).join("")}`);
 	const rows: [string, Record<string, number>, (x: number | undefined) => string][] = [
 		["first token, 1st turn", f.first, fmt(0)],
 		["first token, follow-up", f.followUp, fmt(1)],
+		["… paced follow-up", f.paced, fmt(1)],
+		["a spawn holds the loop", f.spawn, fmt(1)],
 		["first token, burst", f.burstFirst, fmt(0)],
 		[`${f.deltas} deltas, burst`, f.burst, fmt(0)],
 		["per delta", f.perDelta, fmt(3)],
@@ -333,18 +384,37 @@ export function printTurns(f: TurnFigures): void {
 	for (const [label, values, format] of rows) {
 		console.log(`  ${label.padEnd(24)}${names.map((name) => cell(format(values[name]))).join("")}`);
 	}
-	console.log(`  ranges (ms), first turn / follow-up: ${names.map((n) => `${n} ${f.ranges[n]}`).join("; ")}`);
+	console.log(`  ranges (ms), first turn / follow-up / paced: ${names.map((n) => `${n} ${f.ranges[n]}`).join("; ")}`);
 	const r = turnRatios(f);
-	const faux = f.followUp[TURNS.faux] ?? Number.NaN;
-	const ours = f.followUp[TURNS.prewarmed] ?? Number.NaN;
 	console.log(
 		`  first turn ÷ the bare SDK's cold create + send: prewarmed ${r.prewarmed.toFixed(2)}× (target ≤ 0.60×), ` +
 			`cold ${r.cold.toFixed(2)}×`,
 	);
 	console.log(
-		`  follow-up ÷ the bare SDK: ${r.followUp.toFixed(2)}× (target ≤ 1.50×); Pi's own turn (faux) ${faux.toFixed(1)} ms, ` +
-			`ours on top of the SDK and Pi: ${(ours - faux - (f.followUp[TURNS.bare] ?? Number.NaN)).toFixed(1)} ms`,
+		`  follow-up ÷ the bare SDK: ${r.followUp.toFixed(2)}× with the deltas at once (target ≤ 1.50×), ` +
+			`${r.paced.toFixed(2)}× paced`,
 	);
+	const gap = followUpGap(f);
+	const ms = (x: number) => `${x.toFixed(1)} ms`;
+	console.log(
+		`  what the follow-up adds, at once / paced: ${ms(gap.total)} / ${ms(gap.pacedTotal)}, of which Pi's own turn ` +
+			`(faux) ${ms(gap.pi)}; the SDK's git spawn on every send holding our bigger process longer ${ms(gap.spawn)}; ` +
+			`the rest ${ms(gap.rest)} / ${ms(gap.pacedRest)}`,
+	);
+}
+
+/**
+ * Where a follow-up's extra time over the bare SDK goes (ms, medians): Pi's own turn (its faux provider), the longer
+ * hold of the SDK's per-send `git` spawn in Pi's process, and the rest (our code, and with the deltas at once, Pi's
+ * event chain waiting behind the SDK decoding the rest of the burst).
+ */
+export function followUpGap(f: TurnFigures) {
+	const of = (figure: Record<string, number>, name: string) => figure[name] ?? Number.NaN;
+	const total = of(f.followUp, TURNS.prewarmed) - of(f.followUp, TURNS.bare);
+	const pacedTotal = of(f.paced, TURNS.prewarmed) - of(f.paced, TURNS.bare);
+	const pi = of(f.followUp, TURNS.faux);
+	const spawn = of(f.spawn, TURNS.prewarmed) - of(f.spawn, TURNS.bare);
+	return { total, pacedTotal, pi, spawn, rest: total - pi - spawn, pacedRest: pacedTotal - pi - spawn };
 }
 
 if (import.meta.main) printTurns(await runTurnBench());
