@@ -10,8 +10,10 @@
 //   what Pi itself spends registering, merging and listing our rows.
 // - ours, installed: the bundle as users install it, `node_modules/pi-cursor-sdk/dist/index.js` with only
 //   `@cursor/sdk` beside it (test/support/toolchain.ts stages it). No model cache yet, as before the first refresh.
-// - the same with a model cache (every start after a live refresh reads it): holding the bundled catalog, and holding
-//   one that differs from it (Cursor's catalog a few weeks after a release), whose rows are built at startup.
+// - the same with a model cache (every start after a live refresh reads it), written by a live refresh
+//   (`pi -p /cursor-refresh-models` against the loopback fake backend serving the catalog): holding the bundled
+//   catalog, and holding one that differs from it (Cursor's catalog a few weeks after a release), whose rows the
+//   refresh stored beside it.
 // - ours, checkout: `dist/index.js` in this checkout, Pi's packages installed beside it (`npm start`, `pi install git:`).
 // Each variant has its own TMPDIR. "Warm": Pi's extension loader (jiti) has the transpiled file cached in
 // `$TMPDIR/jiti`, as on every start after the first. "First start": that cache is emptied before each run, as after
@@ -20,13 +22,14 @@
 // Run (after building the bundle): node build/toolchain.mjs --run bun bench/list-models.ts
 // Knobs: BENCH_RUNS (warm runs per variant, default 15), BENCH_FIRST_RUNS (first-start runs, default 3).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CatalogCache } from "../src/catalog/cache.ts";
+import { MODEL_CACHE_FILENAME } from "../src/catalog/cache.ts";
 import { FALLBACK_MODELS } from "../src/catalog/fallback-models.generated.ts";
 import { CatalogState } from "../src/catalog/state.ts";
 import type { CatalogItem } from "../src/catalog/types.ts";
+import { startFakeBackend } from "../test/support/fake-backend/client.ts";
 import { BUNDLE, ensureTool, REPO_ROOT } from "../test/support/toolchain.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -97,20 +100,13 @@ export async function runStartupBench(): Promise<StartupFigures> {
 			{ name: STARTUP.cachedChanged, extensions: [BUNDLE], firstStart: false, cachedCatalog: changedCatalog() },
 			{ name: STARTUP.checkout, extensions: [join(REPO_ROOT, "dist", "index.js")], firstStart: true },
 		];
-		for (const [index, variant] of variants.entries()) {
-			if (!variant.cachedCatalog) continue;
-			const agentDir = join(root, `home-${index}`, ".pi", "agent");
-			mkdirSync(agentDir, { recursive: true });
-			await new CatalogCache(agentDir).write(KEY, { fetchedAt: Date.now(), items: variant.cachedCatalog });
-		}
 		const pi = [ensureTool("node24"), ensureTool("pi@1.6.0")];
 		const timed = existsSync(TIME);
-		const once = (variant: Variant, index: number, emptyCache: boolean) => {
+		const envOf = (index: number) => {
 			const home = join(root, `home-${index}`);
 			const tmp = join(home, "tmp");
 			mkdirSync(tmp, { recursive: true });
-			if (emptyCache) rmSync(join(tmp, "jiti"), { recursive: true, force: true });
-			const env = {
+			return {
 				PATH: process.env.PATH ?? "/usr/bin:/bin",
 				HOME: home,
 				TMPDIR: tmp,
@@ -120,6 +116,31 @@ export async function runStartupBench(): Promise<StartupFigures> {
 				CURSOR_API_KEY: KEY,
 				BENCH_ROWS_FILE: rowsFile,
 			};
+		};
+		const backend = await startFakeBackend();
+		try {
+			for (const [index, variant] of variants.entries()) {
+				if (!variant.cachedCatalog) continue;
+				await backend.setRest({ models: [...variant.cachedCatalog] });
+				const env = { ...envOf(index), PI_OFFLINE: "", CURSOR_BACKEND_URL: backend.url };
+				const args = [...pi, "-ne", ...variant.extensions.flatMap((e) => ["-e", e]), "-p", "/cursor-refresh-models"];
+				const [program = "", ...rest] = args;
+				const result = spawnSync(program, rest, { env, encoding: "utf8" });
+				const cache = join(env.HOME, ".pi", "agent", MODEL_CACHE_FILENAME);
+				if (result.status !== 0 || !existsSync(cache)) {
+					throw new Error(`${variant.name}: the refresh wrote no model cache\n${result.stdout}${result.stderr}`);
+				}
+				const stored = readFileSync(cache, "utf8").includes('"built"');
+				if (stored !== (variant.cachedCatalog !== FALLBACK_MODELS)) {
+					throw new Error(`${variant.name}: the refresh ${stored ? "stored" : "did not store"} built rows`);
+				}
+			}
+		} finally {
+			await backend.stop();
+		}
+		const once = (variant: Variant, index: number, emptyCache: boolean) => {
+			const env = envOf(index);
+			if (emptyCache) rmSync(join(env.TMPDIR, "jiti"), { recursive: true, force: true });
 			const args = [...pi, "-ne", ...variant.extensions.flatMap((e) => ["-e", e]), "--list-models", "cursor"];
 			const [program = "", ...rest] = timed ? [TIME, "-f", "%M %U %S", ...args] : args;
 			const start = performance.now();

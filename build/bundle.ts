@@ -11,7 +11,8 @@
 // - the output is minified except for names, so stack traces keep our function names;
 // - the output is ASCII (`asciiOnly`), so Node reads it as a one-byte string that Pi's loader hashes, scans and
 //   compiles faster than the two-byte string a single `…` in a message would make of the whole file.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
@@ -142,16 +143,24 @@ function lazyMcpVendor(code: string): BunPlugin {
 /**
  * src/catalog/fallback-built.ts as the catalog it builds, serialized now: `buildFallbackCatalog()` then only parses
  * JSON (its `meta` map as entries). JSON drops `undefined` properties; nothing reads rows or metadata by key presence.
+ * Its `CATALOG_BUILD_ID` becomes a digest of src/catalog: rows the model cache kept from another version of that code
+ * are built again.
  */
 async function prebuiltFallbackCatalog(): Promise<BunPlugin> {
-	const { buildFallbackCatalog } = await import(join(root, "src", "catalog", "fallback-built.ts"));
+	const catalogDir = join(root, "src", "catalog");
+	const { buildFallbackCatalog } = await import(join(catalogDir, "fallback-built.ts"));
 	const built: BuiltCatalog = buildFallbackCatalog();
 	const json = JSON.stringify({ rows: built.rows, meta: [...built.meta] });
+	const digest = createHash("sha256");
+	for (const file of readdirSync(catalogDir).sort())
+		digest.update(`${file}\n`).update(readFileSync(join(catalogDir, file)));
+	const buildId = digest.digest("hex").slice(0, 16);
 	return {
 		name: "prebuilt-fallback-catalog",
 		setup(build) {
 			build.onLoad({ filter: /[\\/]src[\\/]catalog[\\/]fallback-built\.ts$/ }, () => ({
 				contents: [
+					`export const CATALOG_BUILD_ID = ${JSON.stringify(buildId)};`,
 					"export function buildFallbackCatalog() {",
 					`  const { rows, meta } = JSON.parse(${JSON.stringify(json)});`,
 					"  return { rows, meta: new Map(meta) };",

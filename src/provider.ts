@@ -67,7 +67,7 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 			const cached = key && !env.disableModelCache ? cache.read(key) : undefined;
 			if (!context.allowNetwork) {
 				// Startup and auth changes: cache-only, never the network.
-				if (cached) await context.publish({ update: () => catalog.replace(cached.items, "cache") });
+				if (cached) await context.publish({ update: () => catalog.replace(cached.items, "cache", cached.built) });
 				return;
 			}
 			if (!key) return;
@@ -85,7 +85,9 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 			await context.publish({
 				update: () => {
 					catalog.replace(items, "live");
-					if (!env.disableModelCache) saved = cache.write(key, { fetchedAt, items }).catch(() => {});
+					if (!env.disableModelCache) {
+						saved = cache.write(key, { fetchedAt, items, built: catalog.storable }).catch(() => {});
+					}
 				},
 			});
 			await saved;

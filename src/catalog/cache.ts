@@ -13,11 +13,18 @@ export const MODEL_CACHE_FILENAME = "cursor-sdk-model-list.json";
 export interface CachedCatalog {
 	fetchedAt: number;
 	items: readonly CatalogItem[];
+	/** The rows built from the items, as `CatalogState.storable` gave them (checked by `CatalogState.replace`). */
+	built?: unknown;
 }
 
 interface CacheDocument {
 	version: 1;
-	entries: Record<string, { fetchedAt: number; items: unknown[] }>;
+	entries: Record<string, { fetchedAt: number; items: unknown[]; built?: unknown }>;
+}
+
+/** Whether `items` are the bundled catalog, whose rows dist/index.js carries ready-made. */
+function isBundled(items: readonly unknown[]): boolean {
+	return JSON.stringify(items) === JSON.stringify(FALLBACK_MODELS);
 }
 
 export function keyFingerprint(apiKey: string): string {
@@ -52,14 +59,19 @@ export class CatalogCache {
 	read(apiKey: string): CachedCatalog | undefined {
 		const entry = this.readDocument().entries[keyFingerprint(apiKey)];
 		if (!entry || typeof entry.fetchedAt !== "number" || !Array.isArray(entry.items)) return undefined;
-		const bundled = JSON.stringify(entry.items) === JSON.stringify(FALLBACK_MODELS);
+		const bundled = isBundled(entry.items);
 		const items = bundled ? FALLBACK_MODELS : sanitizeCatalog(entry.items);
-		return items.length > 0 ? { fetchedAt: entry.fetchedAt, items } : undefined;
+		if (items.length === 0) return undefined;
+		return bundled || entry.built === undefined
+			? { fetchedAt: entry.fetchedAt, items }
+			: { fetchedAt: entry.fetchedAt, items, built: entry.built };
 	}
 
 	async write(apiKey: string, catalog: CachedCatalog): Promise<void> {
 		const document = this.readDocument();
-		document.entries[keyFingerprint(apiKey)] = { fetchedAt: catalog.fetchedAt, items: [...catalog.items] };
+		const { fetchedAt, items, built } = catalog;
+		const keep = built !== undefined && !isBundled(items); // the bundled rows come with dist/index.js
+		document.entries[keyFingerprint(apiKey)] = { fetchedAt, items: [...items], ...(keep ? { built } : {}) };
 		await atomicWrite(this.path, `${JSON.stringify(document)}\n`);
 	}
 }

@@ -7,6 +7,12 @@ import { FALLBACK_MODELS } from "./fallback-models.generated.ts";
 import { buildCatalog } from "./rows.ts";
 import type { BuiltCatalog } from "./types.ts";
 
+/**
+ * What the model cache's stored rows must have been built by (`StoredBuild.key` includes it): build/bundle.ts sets it
+ * to a digest of src/catalog, so rows an older version stored are built again.
+ */
+export const CATALOG_BUILD_ID = "source";
+
 export function buildFallbackCatalog(): BuiltCatalog {
 	return buildCatalog(FALLBACK_MODELS, FALLBACK_CONTEXT_WINDOWS);
 }

@@ -3,7 +3,7 @@
 // never the key); 401 / refused / hanging backends give one actionable, scrubbed error and leave the catalog alone;
 // a restart restores the cached catalog offline, without a single request.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeBackend, type RestBehaviour, startFakeBackend } from "../support/fake-backend/client.ts";
 import { type PiHost, parseModelTable, piHosts, runPi, type TempHome } from "../support/pi.ts";
@@ -169,6 +169,27 @@ describe.concurrent("/cursor-refresh-models", () => {
 				expect(restarted.code).toBe(0);
 				expect(parseModelTable(restarted.stdout).map((r) => r.model)).toEqual(LIVE_ROWS);
 				expect(restarted.stdout + restarted.stderr).not.toContain(storedKey);
+
+				// The refresh stored the rows it built, and a start shows them as stored, without building them: a stored
+				// row changed by hand shows changed. Rows stored from anything else (here, a changed key) are built again.
+				const stored = JSON.parse(readFileSync(cachePath, "utf8")) as {
+					entries: Record<string, { built: { key: string; rows: { id: string; contextWindow: number }[] } }>;
+				};
+				const [entry] = Object.values(stored.entries);
+				if (!entry) throw new Error("no cache entry");
+				expect(entry.built.rows.map((row) => row.id).sort()).toEqual(LIVE_ROWS);
+				const row = entry.built.rows.find((r) => r.id === "brand-new-model");
+				if (!row) throw new Error("brand-new-model is not stored");
+				row.contextWindow = 123_000;
+				writeFileSync(cachePath, JSON.stringify(stored));
+				const contextOf = (stdout: string) =>
+					parseModelTable(stdout).find((r) => r.model === "brand-new-model")?.context;
+				const fromStore = await limit(() => runPi(["--list-models", "cursor"], { host, home: h, env }));
+				expect(contextOf(fromStore.stdout)).toBe("123K");
+				entry.built.key = `x${entry.built.key.slice(1)}`;
+				writeFileSync(cachePath, JSON.stringify(stored));
+				const rebuilt = await limit(() => runPi(["--list-models", "cursor"], { host, home: h, env }));
+				expect(rebuilt.stdout).toBe(restarted.stdout);
 
 				// Another key's fingerprint does not match: the bundled fallback serves, still offline.
 				h.writeAgentFile("auth.json", { cursor: { type: "api_key", key: "key_test_other_m5n6b7" } });
