@@ -61,10 +61,9 @@ export class CatalogCache {
 		if (!entry || typeof entry.fetchedAt !== "number" || !Array.isArray(entry.items)) return undefined;
 		const bundled = isBundled(entry.items);
 		const items = bundled ? FALLBACK_MODELS : sanitizeCatalog(entry.items);
-		if (items.length === 0) return undefined;
-		return bundled || entry.built === undefined
-			? { fetchedAt: entry.fetchedAt, items }
-			: { fetchedAt: entry.fetchedAt, items, built: entry.built };
+		return items.length > 0
+			? { fetchedAt: entry.fetchedAt, items, built: bundled ? undefined : entry.built }
+			: undefined;
 	}
 
 	async write(apiKey: string, catalog: CachedCatalog): Promise<void> {
