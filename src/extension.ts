@@ -2,7 +2,12 @@
 // each command module and the provider only what it uses. Pi may host several sessions in one process; each gets
 // its own instance, so catalogs, agents and settings are never shared (process-wide effects: src/process/).
 import type { Model } from "@earendil-works/pi-ai";
-import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
+import {
+	type ExtensionAPI,
+	type ExtensionContext,
+	getAgentDir,
+	SettingsManager,
+} from "@earendil-works/pi-coding-agent";
 import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { guardBridgedCalls } from "./bridge/call-guard.ts";
 import { BridgeView } from "./bridge/view.ts";
@@ -20,6 +25,7 @@ import { LocalRuntime } from "./runtime/local.ts";
 import { SessionPrewarm } from "./runtime/prewarm.ts";
 import { type CloudSdk, type CursorSdk, cloudSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
+import { cursorModelPiWouldPick } from "./session/model-restore.ts";
 import { SessionAgentPool } from "./session/pool.ts";
 import { sessionResumeHandle } from "./session/resume.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
@@ -182,7 +188,10 @@ export class CursorExtension {
 			this.local.onTrustEvent(event.cwd); // observed only: the decision stays Pi's
 			return { trusted: "undecided" };
 		});
-		pi.on("session_start", (_event, ctx) => this.start(ctx));
+		pi.on("session_start", async (_event, ctx) => {
+			this.start(ctx);
+			await this.restoreLostModel(ctx);
+		});
 		pi.on("before_agent_start", (event, ctx) => {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
 			if (ctx.model?.provider !== PROVIDER_ID) return;
@@ -243,5 +252,31 @@ export class CursorExtension {
 			resume: sessionResumeHandle(sessionManager, readEnvVar(this.env, "localResume")),
 		});
 		this.prewarm.request(ctx);
+	}
+
+	/**
+	 * Pi's start-up race can leave a session with no model although Cursor has a key (src/session/model-restore.ts):
+	 * once Pi's availability check has settled, make the choice Pi would have made, when it is a Cursor model.
+	 */
+	private async restoreLostModel(ctx: ExtensionContext): Promise<void> {
+		const { model: current, modelRegistry: registry } = ctx;
+		if (current && registry.find(current.provider, current.id)) return;
+		await registry.refresh({ allowNetwork: false });
+		const settings = SettingsManager.create(ctx.cwd, this.agentDir, { projectTrusted: ctx.isProjectTrusted() });
+		const [provider, modelId] = [settings.getDefaultProvider(), settings.getDefaultModel()];
+		const choice = cursorModelPiWouldPick({
+			branch: ctx.sessionManager.getBranch(),
+			defaultModel: provider && modelId ? { provider, modelId } : undefined,
+			thinkingFor: (ref) =>
+				settings.getModelThinkingLevel(ref.provider, ref.modelId) ?? settings.getDefaultThinkingLevel(),
+			available: registry.getAvailable(),
+		});
+		const model = choice && registry.find(PROVIDER_ID, choice.modelId);
+		if (!model || !(await this.pi.setModel(model))) return;
+		this.pi.setThinkingLevel(choice.thinkingLevel);
+		this.notify(
+			`Pi started without a model (a start-up race in Pi); selected ${PROVIDER_ID}/${model.id}, as Pi would have.`,
+			"info",
+		);
 	}
 }

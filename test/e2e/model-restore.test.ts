@@ -1,0 +1,123 @@
+// Pi's start-up race does not cost a Cursor user the model. Pi (0.87.1 through 1.6.0) starts a model refresh it does
+// not await when our provider registers; when that refresh finishes last, Pi picks the session's model from a stale
+// availability check and starts with no model at all (seen as a rare `--continue` failure in CI). A preload
+// (test/fixtures/pi-refresh-race.mjs) forces that order on every start here, so each Pi below loses the race, and
+// the extension must select what Pi would have: a resumed session's recorded model and thinking level, a new
+// session's default or first Cursor model. An explicit `--model` is the user's choice and stays. Only the npm
+// hosts: the preload needs Node's --import.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { type FakeBackend, loadCapturedCatalog, REPO_ROOT, startFakeBackend } from "../support/fake-backend/client.ts";
+import { piHosts, runPi } from "../support/pi.ts";
+import { notifications, rpcSuite } from "../support/rpc.ts";
+
+const KEY = "key_test_restore_5t6y7u";
+const RACE_PRELOAD = join(REPO_ROOT, "test", "fixtures", "pi-refresh-race.mjs");
+const selected = (model: string) =>
+	`Pi started without a model (a start-up race in Pi); selected cursor/${model}, as Pi would have.`;
+
+const suite = rpcSuite();
+let backend: FakeBackend;
+
+beforeAll(async () => {
+	backend = await startFakeBackend({ rest: { models: loadCapturedCatalog() } });
+});
+afterAll(() => backend?.stop());
+
+const npmHosts = piHosts().filter((h) => h.name.startsWith("npm"));
+
+describe.concurrent("a resumed Cursor session whose model Pi's start-up race lost", () => {
+	for (const host of npmHosts) {
+		test(`${host.name}: the recorded model and thinking level come back; an explicit --model stays`, async () => {
+			const home = suite.home();
+			const sessions = join(home.dir, "sessions");
+			const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
+			const raced = { ...env, NODE_OPTIONS: `--import ${RACE_PRELOAD}` };
+			const tag = host.name.replaceAll(" ", "-");
+			/** The model of each Cursor run whose latest user request was `prompt`. */
+			const modelOf = async (prompt: string) =>
+				(await backend.runRequests())
+					.filter((r) => r.text.includes(`<latest_user_request>\n${prompt} ${tag}\n`))
+					.map((r) => r.modelId);
+
+			const first = await runPi(
+				["-p", "--model", "cursor/grok-4.6", "--thinking", "low", "--session-dir", sessions, `first ${tag}`],
+				{ home, host, env },
+			);
+			expect(first.code).toBe(0);
+			const file = join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl")) ?? "");
+
+			// RPC: the model, its thinking level and one notice explaining it; the next prompt goes to that model.
+			const pi = suite.start(["--session", file], { home, host, env: raced, lifetimeMs: 90_000 });
+			const state = await pi.ready(60_000);
+			expect(pi.stderr).toContain("[[race]] held");
+			const model = state.model as { provider: string; id: string };
+			expect({ provider: model.provider, id: model.id, thinking: state.thinkingLevel }).toEqual({
+				provider: "cursor",
+				id: "grok-4.6",
+				thinking: "low",
+			});
+			expect(notifications(pi.records)).toEqual([{ message: selected("grok-4.6"), type: "info" }]);
+			const from = pi.mark();
+			expect((await pi.prompt(`second ${tag}`)).response.success).toBe(true);
+			await pi.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+			expect((await pi.close()).code).toBe(0);
+			expect(await modelOf("second")).toEqual(["grok-4.6"]);
+
+			// Print mode: the prompt is answered instead of failing for want of a model.
+			const printed = await runPi(["-p", "--session", file, `third ${tag}`], { home, host, env: raced });
+			expect(printed.stderr).toContain("[[race]] held");
+			expect({ code: printed.code, stdout: printed.stdout.trim() }).toEqual({
+				code: 0,
+				stdout: "Hello from fake backend",
+			});
+			expect(await modelOf("third")).toEqual(["grok-4.6"]);
+
+			// The user's explicit --model on resume wins over the recorded one.
+			const chosen = await runPi(["--mode", "json", "--session", file, "--model", "cursor/gpt-5.5", `fourth ${tag}`], {
+				home,
+				host,
+				env: raced,
+			});
+			expect(chosen.stderr).toContain("[[race]] held");
+			expect(chosen.stdout).not.toContain("Pi started without a model");
+			expect(await modelOf("fourth")).toEqual(["gpt-5.5"]);
+		}, 180_000);
+	}
+});
+
+describe.concurrent("a new session that Pi's start-up race left without a model", () => {
+	for (const host of npmHosts) {
+		for (const [name, settings] of [
+			["the settings' default Cursor model", { defaultProvider: "cursor", defaultModel: "grok-4.6" }],
+			["no default: the first Cursor model", {}],
+		] as const) {
+			test(`${host.name}, ${name}: the same model as without the race`, async () => {
+				const home = suite.home(settings);
+				const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
+				const tag = `${host.name} ${name}`.replaceAll(" ", "-");
+				const modelOf = async (prompt: string) =>
+					(await backend.runRequests())
+						.filter((r) => r.text.includes(`<latest_user_request>\n${prompt} ${tag}\n`))
+						.map((r) => r.modelId);
+				const calm = await runPi(["-p", `calm ${tag}`], { home, host, env });
+				const raced = await runPi(["-p", `raced ${tag}`], {
+					home,
+					host,
+					env: { ...env, NODE_OPTIONS: `--import ${RACE_PRELOAD}` },
+				});
+				expect(raced.stderr).toContain("[[race]] held");
+				expect([calm.code, calm.stdout.trim(), raced.code, raced.stdout.trim()]).toEqual([
+					0,
+					"Hello from fake backend",
+					0,
+					"Hello from fake backend",
+				]);
+				const [model] = await modelOf("calm");
+				if ("defaultModel" in settings) expect(model).toBe(settings.defaultModel);
+				expect(await modelOf("raced")).toEqual([model ?? "none"]);
+			}, 120_000);
+		}
+	}
+});
