@@ -25,6 +25,12 @@ beforeAll(async () => {
 });
 afterAll(() => backend?.stop());
 
+/** The model of each Cursor run whose latest user request was `prompt`. */
+async function modelsFor(prompt: string): Promise<(string | null)[]> {
+	const requests = await backend.runRequests();
+	return requests.filter((r) => r.text.includes(`<latest_user_request>\n${prompt}\n`)).map((r) => r.modelId);
+}
+
 const npmHosts = piHosts().filter((h) => h.name.startsWith("npm"));
 
 describe.concurrent("a resumed Cursor session whose model Pi's start-up race lost", () => {
@@ -35,11 +41,6 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 			const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
 			const raced = { ...env, NODE_OPTIONS: `--import ${RACE_PRELOAD}` };
 			const tag = host.name.replaceAll(" ", "-");
-			/** The model of each Cursor run whose latest user request was `prompt`. */
-			const modelOf = async (prompt: string) =>
-				(await backend.runRequests())
-					.filter((r) => r.text.includes(`<latest_user_request>\n${prompt} ${tag}\n`))
-					.map((r) => r.modelId);
 
 			const first = await runPi(
 				["-p", "--model", "cursor/grok-4.6", "--thinking", "low", "--session-dir", sessions, `first ${tag}`],
@@ -63,7 +64,7 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 			expect((await pi.prompt(`second ${tag}`)).response.success).toBe(true);
 			await pi.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
 			expect((await pi.close()).code).toBe(0);
-			expect(await modelOf("second")).toEqual(["grok-4.6"]);
+			expect(await modelsFor(`second ${tag}`)).toEqual(["grok-4.6"]);
 
 			// Print mode: the prompt is answered instead of failing for want of a model.
 			const printed = await runPi(["-p", "--session", file, `third ${tag}`], { home, host, env: raced });
@@ -72,7 +73,7 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 				code: 0,
 				stdout: "Hello from fake backend",
 			});
-			expect(await modelOf("third")).toEqual(["grok-4.6"]);
+			expect(await modelsFor(`third ${tag}`)).toEqual(["grok-4.6"]);
 
 			// The user's explicit --model on resume wins over the recorded one.
 			const chosen = await runPi(["--mode", "json", "--session", file, "--model", "cursor/gpt-5.5", `fourth ${tag}`], {
@@ -82,7 +83,7 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 			});
 			expect(chosen.stderr).toContain("[[race]] held");
 			expect(chosen.stdout).not.toContain("Pi started without a model");
-			expect(await modelOf("fourth")).toEqual(["gpt-5.5"]);
+			expect(await modelsFor(`fourth ${tag}`)).toEqual(["gpt-5.5"]);
 		}, 180_000);
 	}
 });
@@ -97,10 +98,6 @@ describe.concurrent("a new session that Pi's start-up race left without a model"
 				const home = suite.home(settings);
 				const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
 				const tag = `${host.name} ${name}`.replaceAll(" ", "-");
-				const modelOf = async (prompt: string) =>
-					(await backend.runRequests())
-						.filter((r) => r.text.includes(`<latest_user_request>\n${prompt} ${tag}\n`))
-						.map((r) => r.modelId);
 				const calm = await runPi(["-p", `calm ${tag}`], { home, host, env });
 				const raced = await runPi(["-p", `raced ${tag}`], {
 					home,
@@ -114,9 +111,9 @@ describe.concurrent("a new session that Pi's start-up race left without a model"
 					0,
 					"Hello from fake backend",
 				]);
-				const [model] = await modelOf("calm");
+				const [model] = await modelsFor(`calm ${tag}`);
 				if ("defaultModel" in settings) expect(model).toBe(settings.defaultModel);
-				expect(await modelOf("raced")).toEqual([model ?? "none"]);
+				expect(await modelsFor(`raced ${tag}`)).toEqual([model ?? "none"]);
 			}, 120_000);
 		}
 	}
