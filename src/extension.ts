@@ -260,7 +260,9 @@ export class CursorExtension {
 	 */
 	private async restoreLostModel(ctx: ExtensionContext): Promise<void> {
 		const { model: current, modelRegistry: registry } = ctx;
-		if (current && registry.find(current.provider, current.id)) return;
+		// Pi's stand-in for "no model" names no provider it knows; a model it does know, even by an id its provider
+		// does not list (`--model cursor/typo`), is the user's.
+		if (current && registry.getProvider(current.provider)) return;
 		await registry.refresh({ allowNetwork: false });
 		const settings = SettingsManager.create(ctx.cwd, this.agentDir, { projectTrusted: ctx.isProjectTrusted() });
 		const [provider, modelId] = [settings.getDefaultProvider(), settings.getDefaultModel()];
