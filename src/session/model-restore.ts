@@ -72,7 +72,7 @@ export function cursorModelPiWouldPick(start: PiStart): ModelChoice | undefined 
 	const pick = [recorded, start.defaultModel, first && { provider: first.provider, modelId: first.id }].find(usable);
 	if (pick?.provider !== PROVIDER_ID) return undefined;
 	const level =
-		(pick === recorded ? recorded?.thinkingLevel : undefined) ??
+		(pick === recorded ? recorded.thinkingLevel : undefined) ??
 		thinkingLevel(start.thinkingFor(pick)) ??
 		PI_DEFAULT_THINKING;
 	return { modelId: pick.modelId, thinkingLevel: level };

@@ -25,6 +25,12 @@ beforeAll(async () => {
 });
 afterAll(() => backend?.stop());
 
+/** The environment of a Pi that reaches the fake; `raced` forces Pi's start-up race. */
+function cursorEnv(raced = false): Record<string, string> {
+	const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
+	return raced ? { ...env, NODE_OPTIONS: `--import ${RACE_PRELOAD}` } : env;
+}
+
 /** The model of each Cursor run whose latest user request was `prompt`. */
 async function modelsFor(prompt: string): Promise<(string | null)[]> {
 	const requests = await backend.runRequests();
@@ -38,8 +44,7 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 		test(`${host.name}: the recorded model and thinking level come back; an explicit --model stays`, async () => {
 			const home = suite.home();
 			const sessions = join(home.dir, "sessions");
-			const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
-			const raced = { ...env, NODE_OPTIONS: `--import ${RACE_PRELOAD}` };
+			const [env, raced] = [cursorEnv(), cursorEnv(true)];
 			const tag = host.name.replaceAll(" ", "-");
 
 			const first = await runPi(
@@ -75,14 +80,23 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 			});
 			expect(await modelsFor(`third ${tag}`)).toEqual(["grok-4.6"]);
 
-			// The user's explicit --model on resume wins over the recorded one.
-			const chosen = await runPi(["--mode", "json", "--session", file, "--model", "cursor/gpt-5.5", `fourth ${tag}`], {
+			// The user's explicit --model on resume wins over the recorded one, without a notice.
+			const chosen = suite.start(["--session", file, "--model", "cursor/gpt-5.5"], {
 				home,
 				host,
 				env: raced,
+				lifetimeMs: 90_000,
+			});
+			expect((await chosen.ready(60_000)).model).toMatchObject({
+				provider: "cursor",
+				id: expect.stringMatching(/^gpt-5\.5/),
 			});
 			expect(chosen.stderr).toContain("[[race]] held");
-			expect(chosen.stdout).not.toContain("Pi started without a model");
+			expect(notifications(chosen.records)).toEqual([]);
+			const next = chosen.mark();
+			expect((await chosen.prompt(`fourth ${tag}`)).response.success).toBe(true);
+			await chosen.waitFor((r) => r.type === "agent_end", { from: next, timeoutMs: 60_000 });
+			expect((await chosen.close()).code).toBe(0);
 			expect(await modelsFor(`fourth ${tag}`)).toEqual(["gpt-5.5"]);
 		}, 180_000);
 	}
@@ -96,14 +110,9 @@ describe.concurrent("a new session that Pi's start-up race left without a model"
 		] as const) {
 			test(`${host.name}, ${name}: the same model as without the race`, async () => {
 				const home = suite.home(settings);
-				const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
 				const tag = `${host.name} ${name}`.replaceAll(" ", "-");
-				const calm = await runPi(["-p", `calm ${tag}`], { home, host, env });
-				const raced = await runPi(["-p", `raced ${tag}`], {
-					home,
-					host,
-					env: { ...env, NODE_OPTIONS: `--import ${RACE_PRELOAD}` },
-				});
+				const calm = await runPi(["-p", `calm ${tag}`], { home, host, env: cursorEnv() });
+				const raced = await runPi(["-p", `raced ${tag}`], { home, host, env: cursorEnv(true) });
 				expect(raced.stderr).toContain("[[race]] held");
 				expect([calm.code, calm.stdout.trim(), raced.code, raced.stdout.trim()]).toEqual([
 					0,
