@@ -8,10 +8,15 @@ import type {
 
 /** Text Pi can carry as a model id after `cursor/`: no whitespace or control characters, no `@`/`:` suffix marks. */
 const MODEL_ID_TEXT = /^[^\s@:\p{Cc}]+$/u;
+/** Longer is no model a user could pick or read in a list (Cursor's ids are under 50 characters). */
+export const MAX_MODEL_ID_LENGTH = 256;
 
-/** Whether `text` can be (part of) a registered Pi model id: a base id, an alias or a context value. */
+/**
+ * Whether `text` can be (part of) a registered Pi model id: a base id, an alias or a context value, at most
+ * {@link MAX_MODEL_ID_LENGTH} characters.
+ */
 export function isModelIdText(text: string): boolean {
-	return MODEL_ID_TEXT.test(text);
+	return text.length <= MAX_MODEL_ID_LENGTH && MODEL_ID_TEXT.test(text);
 }
 
 /**
@@ -19,7 +24,7 @@ export function isModelIdText(text: string): boolean {
  *
  * Keeps only `id`, `displayName`, `description`, `aliases` (deduplicated, first occurrence wins), `parameters` and
  * `variants` (each with its own known fields), drops malformed entries (and a non-array payload) instead of throwing,
- * drops entries whose id Pi could not select (see {@link isModelIdText}), keeps the first of duplicate model ids and
+ * drops entries whose id Pi could not select or is too long (see {@link isModelIdText}), keeps the first of duplicate model ids and
  * stable-sorts by id (code-unit order, independent of locale).
  */
 export function sanitizeCatalog(raw: unknown): CatalogItem[] {

@@ -114,6 +114,16 @@ describe("sanitizer", () => {
 		]);
 	});
 
+	test("an id over 256 characters is dropped like other unusable ids; one of 256 is kept", () => {
+		const longest = "m".repeat(256);
+		const raw = [
+			{ id: "x".repeat(10_000), displayName: "Huge" },
+			{ id: "y".repeat(257), displayName: "Just over" },
+			{ id: longest, displayName: "Longest" },
+		];
+		expect(sanitizeCatalog(raw)).toEqual([{ id: longest, displayName: "Longest" }]);
+	});
+
 	test("context windows: positive numbers only, default first, then sorted keys", () => {
 		const table = sanitizeContextWindows({ b: 2.9, default: 10, a: 1, neg: -1, str: "5", nan: Number.NaN });
 		expect(Object.entries(table)).toEqual([

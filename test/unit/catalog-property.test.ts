@@ -68,6 +68,13 @@ const junkItem = fc.oneof(
 		id: fc.tuple(idText, fc.constantFrom(" ", "\n", "@", ":", "\u0000", "\t"), idText).map((p) => p.join("")),
 		displayName: fc.string(),
 	}),
+	// Longer than any id a user could pick: 257 to 10,000 characters of otherwise valid id text.
+	fc.record({
+		id: fc
+			.tuple(idText, fc.integer({ min: 257, max: 10_000 }))
+			.map(([id, n]) => id.repeat(Math.ceil(n / id.length)).slice(0, n)),
+		displayName: fc.string(),
+	}),
 );
 
 /** Valid items with junk mixed in, and valid items whose optional fields were replaced by wrongly typed values. */
@@ -93,6 +100,7 @@ function checkCatalog(items: readonly CatalogItem[]): void {
 	expect(new Set(ids).size).toBe(ids.length);
 	for (const model of state.models) {
 		expect(model.id).toMatch(ROW_ID);
+		expect(model.id.split(/[@:]/)[0]?.length).toBeLessThanOrEqual(256);
 		expect(model.contextWindow).toBeGreaterThan(0);
 		expect(model.maxTokens).toBeGreaterThan(0);
 		const row = state.resolve(model.id);
