@@ -2,12 +2,7 @@
 // each command module and the provider only what it uses. Pi may host several sessions in one process; each gets
 // its own instance, so catalogs, agents and settings are never shared (process-wide effects: src/process/).
 import type { Model } from "@earendil-works/pi-ai";
-import {
-	type ExtensionAPI,
-	type ExtensionContext,
-	getAgentDir,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { guardBridgedCalls } from "./bridge/call-guard.ts";
 import { BridgeView } from "./bridge/view.ts";
@@ -25,7 +20,7 @@ import { LocalRuntime } from "./runtime/local.ts";
 import { SessionPrewarm } from "./runtime/prewarm.ts";
 import { type CloudSdk, type CursorSdk, cloudSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
-import { cursorModelPiWouldPick } from "./session/model-restore.ts";
+import { restoreLostModel } from "./session/lost-model.ts";
 import { SessionAgentPool } from "./session/pool.ts";
 import { sessionResumeHandle } from "./session/resume.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
@@ -83,13 +78,8 @@ export class CursorExtension {
 		this.configFile = new CursorSdkConfigFile(userConfigPath(agentDir));
 		this.local = new LocalAgentConfig(this.configFile, (message) => this.notify(message, "warning"));
 		const appendEntry = (customType: string, data: unknown) => this.pi.appendEntry(customType, data);
-		this.settings = new SessionSettings({
-			catalog: this.catalog,
-			local: this.local,
-			flags: () => readFlags(pi),
-			appendEntry,
-			env: this.env,
-		});
+		const { catalog, local, env } = this;
+		this.settings = new SessionSettings({ catalog, local, flags: () => readFlags(pi), appendEntry, env });
 		this.accounting = new Accounting({
 			learnedWindowsPath: learnedWindowsPath(agentDir),
 			appendEntry,
@@ -132,7 +122,7 @@ export class CursorExtension {
 			storeMoved: (storeDir) => this.pool.bind({ storeDir, resume: undefined }),
 			resolved: (setup) => this.accounting.noteTurn(setup),
 		});
-		const { env, sockets } = this;
+		const { sockets } = this;
 		this.prewarm = new SessionPrewarm({ env, entry: this.entry, runtime: this.runtime, sockets });
 	}
 
@@ -190,7 +180,7 @@ export class CursorExtension {
 		});
 		pi.on("session_start", async (_event, ctx) => {
 			this.start(ctx);
-			await this.restoreLostModel(ctx);
+			await restoreLostModel({ pi: this.pi, agentDir: this.agentDir, notify: this.notify }, ctx);
 		});
 		pi.on("before_agent_start", (event, ctx) => {
 			// Only for Cursor turns: switching to another provider gets Pi's full context block back next message.
@@ -252,33 +242,5 @@ export class CursorExtension {
 			resume: sessionResumeHandle(sessionManager, readEnvVar(this.env, "localResume")),
 		});
 		this.prewarm.request(ctx);
-	}
-
-	/**
-	 * Pi's start-up race can leave a session with no model although Cursor has a key (src/session/model-restore.ts):
-	 * once Pi's availability check has settled, make the choice Pi would have made, when it is a Cursor model.
-	 */
-	private async restoreLostModel(ctx: ExtensionContext): Promise<void> {
-		const { model: current, modelRegistry: registry } = ctx;
-		// Pi's stand-in for "no model" names no provider it knows; a model it does know, even by an id its provider
-		// does not list (`--model cursor/typo`), is the user's.
-		if (current && registry.getProvider(current.provider)) return;
-		await registry.refresh({ allowNetwork: false });
-		const settings = SettingsManager.create(ctx.cwd, this.agentDir, { projectTrusted: ctx.isProjectTrusted() });
-		const [provider, modelId] = [settings.getDefaultProvider(), settings.getDefaultModel()];
-		const choice = cursorModelPiWouldPick({
-			branch: ctx.sessionManager.getBranch(),
-			defaultModel: provider && modelId ? { provider, modelId } : undefined,
-			thinkingFor: (ref) =>
-				settings.getModelThinkingLevel(ref.provider, ref.modelId) ?? settings.getDefaultThinkingLevel(),
-			available: registry.getAvailable(),
-		});
-		const model = choice && registry.find(PROVIDER_ID, choice.modelId);
-		if (!model || !(await this.pi.setModel(model))) return;
-		this.pi.setThinkingLevel(choice.thinkingLevel);
-		this.notify(
-			`Pi started without a model (a start-up race in Pi); selected ${PROVIDER_ID}/${model.id}, as Pi would have.`,
-			"info",
-		);
 	}
 }
