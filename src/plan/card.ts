@@ -1,5 +1,6 @@
-// Cursor's plan as a readable card: its title, its steps and the files it names, read from the plan's markdown (the
-// SDK reports a plan as one markdown string; Cursor may put `name:`/`todos:` front matter first). Pure.
+// Cursor's plan as a readable card: its title, its steps and the files it names, each shown once, read from the
+// plan's markdown (the SDK reports a plan as one markdown string; Cursor may put `name:`/`todos:` front matter first).
+// Pure.
 
 /** A plan as the user reads it. */
 export interface PlanCard {
@@ -10,6 +11,10 @@ export interface PlanCard {
 	files: string[];
 	/** The whole plan as Cursor wrote it. */
 	text: string;
+	/** The plan as the card shows it: without its front matter and without the heading that is its title. */
+	body: string;
+	/** True when the steps are the front matter's to-dos, which the body does not show. */
+	stepsFromTodos: boolean;
 }
 
 const MAX_STEPS = 30;
@@ -50,13 +55,22 @@ function frontMatter(text: string): { name?: string; todos: string[]; body: stri
 	return { ...(name ? { name: unquote(name) } : {}), todos: todos.filter(Boolean), body: text.slice(match[0].length) };
 }
 
+const HEADING = /^#{1,6}\s+(.+?)\s*#*\s*$/;
+
 function titleOf(lines: readonly string[]): string | undefined {
 	for (const line of lines) {
-		const heading = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
+		const heading = HEADING.exec(line);
 		if (heading?.[1]) return heading[1];
 	}
 	const first = lines.find((line) => line.trim() !== "");
 	return first?.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "");
+}
+
+/** The body without its first line when that line is a heading naming the title (the card's header shows it). */
+function withoutTitleHeading(body: string, title: string): string {
+	const lines = body.trim().split("\n");
+	const heading = HEADING.exec(lines[0] ?? "")?.[1];
+	return heading !== undefined && bound(plain(heading)) === title ? lines.slice(1).join("\n").trim() : body.trim();
 }
 
 /** Numbered items, else checkbox items, else numbered headings (`### 1. Update the parser`). */
@@ -110,15 +124,19 @@ export function parsePlan(markdown: string): PlanCard {
 		.map((step) => bound(plain(step)))
 		.filter(Boolean)
 		.slice(0, MAX_STEPS);
-	return { title, steps, files: filesOf(body), text };
+	const shown = withoutTitleHeading(body, title);
+	return { title, steps, files: filesOf(body), text, body: shown, stepsFromTodos: todos.length > 0 };
 }
 
-/** The card's body: the steps and files first (what a collapsed card shows), then the whole plan. */
+/**
+ * The card's body, each part once: the front matter's to-dos as numbered steps (the plan's own numbered steps are
+ * in its text), the plan as written below its title, then the files it names.
+ */
 export function planCardText(card: PlanCard): string {
-	const head = [
-		...card.steps.map((step, i) => `${i + 1}. ${step}`),
-		...(card.files.length > 0 ? [`Files: ${card.files.join(", ")}`] : []),
-	];
-	if (head.length === 0) return card.text;
-	return `${head.join("\n")}\n\nFull plan:\n${card.text}`;
+	const parts = [
+		card.stepsFromTodos ? card.steps.map((step, i) => `${i + 1}. ${step}`).join("\n") : "",
+		card.body,
+		card.files.length > 0 ? `Files: ${card.files.join(", ")}` : "",
+	].filter((part) => part !== "");
+	return parts.length > 0 ? parts.join("\n\n") : card.text;
 }

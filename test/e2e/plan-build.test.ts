@@ -87,14 +87,13 @@ test.concurrent.each(piHosts().map((host) => [host.name, host] as const))(
 				expect(card?.result?.details?.activityTitle).toBe("Cursor plan");
 				expect(card?.result?.details?.activitySummary).toBe("Add a /hello command");
 				expect(resultText(card as PiRecord)).toBe(
+					// Each step once: the plan below its title (the card's header), then the files it names.
 					[
 						"1. Create `src/hello.ts` with the handler",
 						"2. Register it in `src/commands.ts`",
 						"3. Cover it in `test/hello.test.ts`",
-						"Files: src/hello.ts, src/commands.ts, test/hello.test.ts",
 						"",
-						"Full plan:",
-						PLAN_MARKDOWN,
+						"Files: src/hello.ts, src/commands.ts, test/hello.test.ts",
 					].join("\n"),
 				);
 				// No dialog outside the TUI, and nothing sent without the user's choice.

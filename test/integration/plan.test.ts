@@ -59,7 +59,7 @@ test("the last plan follows the branch, /cursor-plan reports it, and /cursor-pla
 			.find((e) => e.type === "custom" && e.customType === PLAN_ENTRY_TYPE);
 		await s.session.navigateTree(planA?.id as string, { summarize: false });
 		await s.session.prompt("/cursor-plan");
-		expect(lastReport()).toStartWith("Cursor's plan: Plan A\n1. Edit `src/a.ts`\nFiles: src/a.ts\n");
+		expect(lastReport()).toStartWith("Cursor's plan: Plan A\n1. Edit `src/a.ts`\n\nFiles: src/a.ts\n\n");
 
 		await s.session.prompt("/cursor-plan build");
 		await s.session.waitForIdle();

@@ -61,14 +61,19 @@ describe("parsePlan: the card a user reads", () => {
 			steps: [],
 			files: [],
 			text: "Just rename the function and update callers.\nNothing else.",
+			body: "Just rename the function and update callers.\nNothing else.",
+			stepsFromTodos: false,
 		});
 		expect(planCardText(plan)).toBe(plan.text);
 		expect(parsePlan("").title).toBe("Plan");
 	});
 
-	test("the card shows steps and files first, then the whole plan", () => {
-		const text = "# T\n1. Edit `a.ts`\n2. Ship";
-		expect(planCardText(parsePlan(text))).toBe(`1. Edit \`a.ts\`\n2. Ship\nFiles: a.ts\n\nFull plan:\n${text}`);
+	test("the card shows each step once: the plan below its title, then the files it names", () => {
+		expect(planCardText(parsePlan("# T\n1. Edit `a.ts`\n2. Ship"))).toBe("1. Edit `a.ts`\n2. Ship\n\nFiles: a.ts");
+		// A heading that is not the title stays; the front matter's to-dos come first, its YAML never shows.
+		const todos = parsePlan("---\nname: Dark\ntodos:\n  - content: Add `t.css`\n---\n# Notes\nKeep it small.");
+		expect(planCardText(todos)).toBe("1. Add `t.css`\n\n# Notes\nKeep it small.");
+		expect(planCardText(parsePlan("# Only a title"))).toBe("# Only a title");
 	});
 
 	test("any markdown gives a bounded card that keeps the plan", () => {
@@ -83,7 +88,11 @@ describe("parsePlan: the card a user reads", () => {
 				expect(plan.files.length).toBeLessThanOrEqual(20);
 				for (const file of plan.files) expect(file).not.toMatch(/\s/);
 				expect(plan.text).toBe(markdown.trim());
-				expect(planCardText(plan)).toContain(plan.text);
+				const card = planCardText(plan);
+				if (plan.body !== "") expect(card).toContain(plan.body);
+				// Nothing shown twice: without to-dos, the card is the plan (less its title) and one files line.
+				const filesLine = plan.files.length > 0 ? `Files: ${plan.files.join(", ")}`.length + 2 : 0;
+				if (!plan.stepsFromTodos) expect(card.length).toBeLessThanOrEqual(plan.text.length + filesLine);
 			}),
 			{ numRuns: 300 },
 		);

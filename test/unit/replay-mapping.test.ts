@@ -338,7 +338,7 @@ describe("neutral cards", () => {
 			ok({}),
 			"Cursor plan",
 			"Greet users",
-			"1. Add `src/hello.ts`\n2. Register it in commands\nFiles: src/hello.ts, src/commands.ts\n\nFull plan:\n# Greet users\n1. Add `src/hello.ts`\n2. Register it in [commands](src/commands.ts)",
+			"1. Add `src/hello.ts`\n2. Register it in [commands](src/commands.ts)\n\nFiles: src/hello.ts, src/commands.ts",
 		],
 		[
 			"generateImage",
