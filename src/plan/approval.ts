@@ -1,9 +1,10 @@
 // Plan, then build: a plan-mode Cursor run that ends with a plan offers, in the TUI, Build it / Keep planning /
-// Dismiss. Build it switches this session to agent mode (a session entry, as /cursor-mode does) and sends
-// "Implement the plan above" as an ordinary follow-up, so the same pooled Cursor agent builds the plan it wrote.
+// Dismiss. Build it switches this session to agent mode (a session entry, as /cursor-mode does; it also ends a
+// `--cursor-mode plan` start for the rest of the run) and sends "Implement the plan above" as an ordinary follow-up,
+// so the same pooled Cursor agent builds the plan it wrote.
 // `/cursor-plan` shows the last plan and `/cursor-plan build` builds it in every mode; nothing is sent unasked.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { parseCursorModeFlag, resolveMode } from "../settings/effective.ts";
+import { resolveMode } from "../settings/effective.ts";
 import type { SessionSettings } from "../settings/session-settings.ts";
 import { modeEntry } from "../settings/session-state.ts";
 import type { Notify } from "../ui/types.ts";
@@ -15,8 +16,6 @@ const PLAN_CHOICES = { build: "Build it", keep: "Keep planning", dismiss: "Dismi
 export const PLAN_USAGE = "Usage: /cursor-plan [build]";
 export const NO_PLAN =
 	"No Cursor plan in this session yet: switch to plan mode (/cursor-mode plan), ask Cursor for a plan, then /cursor-plan build implements it.";
-export const PINNED_TO_PLAN =
-	"--cursor-mode plan keeps this whole run in plan mode, so the plan cannot be built here. Reopen the session without it (pi -c), then /cursor-plan build.";
 /** How long a print-mode `/cursor-plan build` waits for Pi to start the build turn. */
 const RUN_START_WAIT_MS = 5_000;
 
@@ -94,10 +93,6 @@ class PlanApproval {
 
 	private async offer(plan: PlanCard, ctx: ExtensionContext): Promise<void> {
 		this.closeDialog();
-		if (pinnedToPlan(this.deps.settings)) {
-			this.deps.notify(`Cursor's plan: ${plan.title}. ${PINNED_TO_PLAN}`, "info");
-			return;
-		}
 		const dialog = new AbortController();
 		this.dialog = dialog;
 		const title = `Cursor's plan: ${plan.title}\n${PLAN_CHOICES.build} switches this session to agent mode and asks Cursor to implement it.`;
@@ -137,10 +132,6 @@ class PlanApproval {
 			report("Select a Cursor model to build the plan: Cursor continues its own conversation.", "warning");
 			return;
 		}
-		if (pinnedToPlan(settings)) {
-			report(PINNED_TO_PLAN, "warning");
-			return;
-		}
 		if (modeOf(settings) !== "agent") settings.record(modeEntry("agent"));
 		this.deps.refreshStatus();
 		this.deps.notify("Cursor mode set to agent for this session: Cursor implements the plan.", "info");
@@ -164,12 +155,6 @@ class PlanApproval {
 			this.onRunStart = () => done(true);
 		});
 	}
-}
-
-/** `--cursor-mode plan` holds the whole run in plan mode (flag > session): nothing can build the plan in it. */
-function pinnedToPlan(settings: Pick<SessionSettings, "input">): boolean {
-	const flag = parseCursorModeFlag(settings.input().flags?.mode);
-	return flag.ok && flag.mode === "plan";
 }
 
 function modeOf(settings: Pick<SessionSettings, "input">) {

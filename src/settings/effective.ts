@@ -2,6 +2,11 @@
  * Pure precedence rules for Cursor-only settings (fast, SDK mode, local HTTP/1.1 transport, runtime) and the footer
  * status.
  *
+ * A start flag (`--cursor-mode`, `--cursor-fast`/`--cursor-no-fast`, `--cursor-runtime`) sets where a run starts, as
+ * Pi's `--model` does: it wins over what the session recorded before this run, and a command typed during the run
+ * (`/cursor-mode`, `/cursor-plan build`, `/cursor-fast`, `/cursor-runtime`) wins over it for the rest of the run. A
+ * flag is never recorded; a command records its session entry, so the next run without the flag starts there.
+ *
  * The caller gathers everything into one plain {@link EffectiveSettingsInput} object from Pi (selected model,
  * `pi.getFlag`, restored session state, user config, the parsed environment) and gets plain values back.
  */
@@ -53,8 +58,10 @@ export interface EffectiveSettingsInput {
 	/** The active model; `undefined` or `isCursor: false` for non-Cursor models. */
 	readonly model: CursorModelInput | undefined;
 	readonly flags?: CursorFlagsInput;
-	/** State restored from the current branch (see `restoreSessionState`). */
+	/** State restored from the current branch (see `restoreSessionState`), with this run's commands applied. */
 	readonly session?: Partial<CursorSessionState>;
+	/** What commands chose during this run (the session's entries since the run started): wins over the flags. */
+	readonly run?: Partial<CursorSessionState>;
 	/** The USER-level `cursor-sdk.json` settings (project config never takes part in the fast/mode/HTTP rules). */
 	readonly config?: CursorSdkUserConfig;
 	/** The trusted project `.pi/cursor-sdk.json` (the local safety controls and `runtime` read it). */
@@ -116,9 +123,10 @@ function savedFast(model: CursorModelInput, input: EffectiveSettingsInput): Fast
 }
 
 /**
- * Effective Cursor `fast`: `:fast`/`:slow` alias > `--cursor-fast`/`--cursor-no-fast` > session state for the
- * selected key > `fastDefaults[selectionKey]` > `fastDefaults[baseId]` > catalog default. `n/a` for non-Cursor models
- * and models without a `fast` parameter; conflicting force flags give an error value.
+ * Effective Cursor `fast`: `:fast`/`:slow` alias > this run's `/cursor-fast` for the selected key >
+ * `--cursor-fast`/`--cursor-no-fast` > session state for the selected key > `fastDefaults[selectionKey]` >
+ * `fastDefaults[baseId]` > catalog default. `n/a` for non-Cursor models and models without a `fast` parameter;
+ * conflicting force flags give an error value.
  */
 export function resolveFast(input: EffectiveSettingsInput): FastResolution {
 	const model = input.model;
@@ -130,6 +138,8 @@ export function resolveFast(input: EffectiveSettingsInput): FastResolution {
 	const flags = parseFastForceFlags(input.flags);
 	if (!flags.ok) return { kind: "error", message: flags.error, fallback: unforced };
 	if (unforced.source === "alias" || flags.force === undefined) return unforced;
+	const chosen = ownBoolean(input.run?.fast, model.selectionKey);
+	if (chosen !== undefined) return { kind: "value", fast: chosen, source: "session" };
 	return { kind: "value", fast: flags.force, source: "flag" };
 }
 
@@ -164,8 +174,13 @@ export function parseCursorModeFlag(
 	return { ok: false, error: `Invalid --cursor-mode value. Valid values: ${VALID_MODES_TEXT}.` };
 }
 
-/** Effective SDK mode: `--cursor-mode` one-run override > session mode > `agent`. */
+/**
+ * Effective SDK mode: this run's `/cursor-mode` (or `/cursor-plan build`) > `--cursor-mode` > the session's mode >
+ * `agent`. A command's choice also stands in for an invalid flag.
+ */
 export function resolveMode(input: EffectiveSettingsInput): ModeResolution {
+	const chosen = input.run?.mode;
+	if (isCursorMode(chosen)) return { ok: true, mode: chosen, source: "session" };
 	const sessionMode = input.session?.mode;
 	const fallback: ModeValue = isCursorMode(sessionMode)
 		? { ok: true, mode: sessionMode, source: "session" }
@@ -225,6 +240,7 @@ export function isFooterEnabled(env: EffectiveEnv | undefined): boolean {
 /** The runtime rules (src/settings/runtime.ts) over this input. */
 export function resolveRuntimeSetting(input: EffectiveSettingsInput): RuntimeResolution {
 	return resolveRuntime({
+		command: input.run?.runtime,
 		flag: input.flags?.runtime,
 		session: input.session?.runtime,
 		env: input.env?.runtime,
@@ -286,21 +302,23 @@ export type FastTogglePlan =
 	| { readonly kind: "not-cursor"; readonly message: string }
 	| { readonly kind: "unsupported"; readonly message: string }
 	| { readonly kind: "alias-selected"; readonly message: string }
+	| { readonly kind: "invalid"; readonly message: string }
 	| {
 			readonly kind: "toggle";
 			/** Key for the session entry and `fastDefaults` (the selected SDK model id/alias). */
 			readonly modelKey: string;
 			readonly fast: boolean;
-			/** Set when a valid force flag keeps overriding the saved value for this run. */
-			readonly shadowedByFlag?: "--cursor-fast" | "--cursor-no-fast";
 			readonly message: string;
 	  };
 
+export const FAST_USAGE = "Usage: /cursor-fast [on|off|toggle]";
+
 /**
- * Plans `/cursor-fast`: flips the saved (session > global > catalog) value of the selected unsuffixed model. No-op
- * plans carry a short notice; a selected `:fast`/`:slow` alias never persists a new default.
+ * Plans `/cursor-fast [on|off|toggle]` for the selected unsuffixed model: `on`/`off` set fast, blank or `toggle` flips
+ * the value this run uses (a start flag's included). The result is this run's value from then on (see
+ * {@link resolveFast}). No-op plans carry a short notice; a selected `:fast`/`:slow` alias never persists a default.
  */
-export function planFastToggle(input: EffectiveSettingsInput): FastTogglePlan {
+export function planFastToggle(input: EffectiveSettingsInput, args = ""): FastTogglePlan {
 	const model = input.model;
 	if (model === undefined || !model.isCursor) {
 		return { kind: "not-cursor", message: "Fast mode applies only to Cursor models." };
@@ -313,20 +331,20 @@ export function planFastToggle(input: EffectiveSettingsInput): FastTogglePlan {
 			message: `Fast is fixed to ${model.aliasForcedFast ? "on" : "off"} by the selected ${model.selectionKey}${suffix} model; select the unsuffixed model to change the saved default.`,
 		};
 	}
-	const fast = !savedFast(model, input).fast;
-	const base = `Cursor fast ${fast ? "on" : "off"} for ${model.selectionKey}.`;
-	const flags = parseFastForceFlags(input.flags);
-	if (flags.ok && flags.force !== undefined) {
-		const flag = flags.force ? "--cursor-fast" : "--cursor-no-fast";
-		return {
-			kind: "toggle",
-			modelKey: model.selectionKey,
-			fast,
-			shadowedByFlag: flag,
-			message: `${base} This run still uses ${flag}.`,
-		};
+	const value = args.trim().toLowerCase();
+	const wanted = value === "" || value === "toggle" ? undefined : parseBooleanSetting(value);
+	if (wanted === undefined && value !== "" && value !== "toggle") {
+		return { kind: "invalid", message: `Unknown value "${args.trim()}". ${FAST_USAGE}` };
 	}
-	return { kind: "toggle", modelKey: model.selectionKey, fast, message: base };
+	const current = resolveFast(input);
+	const now = current.kind === "value" ? current.fast : current.kind === "error" ? current.fallback.fast : false;
+	const fast = wanted ?? !now;
+	return {
+		kind: "toggle",
+		modelKey: model.selectionKey,
+		fast,
+		message: `Cursor fast ${fast ? "on" : "off"} for ${model.selectionKey}.`,
+	};
 }
 
 export type ModeCommandPlan =

@@ -1,6 +1,7 @@
-// Which runtime runs a Cursor turn, pure: `--cursor-runtime` (this run) > `/cursor-runtime` (this session) >
-// `PI_CURSOR_RUNTIME` > the trusted project's `runtime` > the user's `runtime` > `local`. An invalid value anywhere
-// on that path fails closed (the turn does not run on a guessed runtime) with a message naming both valid values.
+// Which runtime runs a Cursor turn, pure: `/cursor-runtime` typed during this run > `--cursor-runtime` (where this
+// run starts) > `/cursor-runtime` recorded by the session before > `PI_CURSOR_RUNTIME` > the trusted project's
+// `runtime` > the user's `runtime` > `local`. An invalid value anywhere on that path fails closed (the turn does not
+// run on a guessed runtime) with a message naming both valid values.
 
 import type { Checked } from "./checked.ts";
 
@@ -10,6 +11,8 @@ export type CursorRuntime = (typeof RUNTIMES)[number];
 export type RuntimeSource = "flag" | "session" | "env" | "project" | "user" | "default";
 
 export interface RuntimeInputs {
+	/** The `/cursor-runtime` choice made during this run (it wins over the start flag). */
+	readonly command?: CursorRuntime;
 	/** `--cursor-runtime` as Pi parsed it. */
 	readonly flag?: unknown;
 	/** The session's `/cursor-runtime` choice. */
@@ -52,6 +55,7 @@ function invalid(source: Exclude<RuntimeSource, "default">, value: unknown): str
 const LOCAL: RuntimeValue = { ok: true, runtime: "local", source: "default" };
 
 export function resolveRuntime(input: RuntimeInputs): RuntimeResolution {
+	if (isRuntime(input.command)) return { ok: true, runtime: input.command, source: "session" };
 	const flag = typeof input.flag === "string" ? input.flag.trim() : input.flag;
 	const candidates: [Exclude<RuntimeSource, "default">, unknown][] = [
 		["flag", flag === "" || flag === false ? undefined : flag],

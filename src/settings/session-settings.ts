@@ -28,14 +28,21 @@ export interface SessionSettingsDeps {
 	/** Pi's `appendEntry`: session entries are the persisted half of the session state. */
 	readonly appendEntry: (customType: string, data: unknown) => void;
 	readonly env: EnvRecord;
+	/** When this run (the Pi process) started, epoch ms: entries stamped since then are this run's commands. */
+	readonly runStart?: number;
 }
 
 export class SessionSettings {
 	private state: CursorSessionState = emptySessionState();
+	/** The choices commands made during this run: they win over the start flags (effective.ts). */
+	private run: CursorSessionState = emptySessionState();
+	private readonly runStart: number;
 	/** The model Pi has selected (session start and `model_select`). */
 	activeModel: Model<string> | undefined;
 
-	constructor(private readonly deps: SessionSettingsDeps) {}
+	constructor(private readonly deps: SessionSettingsDeps) {
+		this.runStart = deps.runStart ?? performance.timeOrigin;
+	}
 
 	/** The session's recorded state (fast, mode, HTTP/1.1). */
 	get session(): CursorSessionState {
@@ -45,11 +52,14 @@ export class SessionSettings {
 	/** On `session_start`: the state recorded on the session's current branch. */
 	restore(branchEntries: readonly unknown[]): void {
 		this.state = restoreSessionState(branchEntries);
+		// A reload or a switch back to a session keeps what was typed in this run.
+		this.run = restoreSessionState(branchEntries, this.runStart);
 	}
 
 	/** Records a session entry and applies it (the state is rebuilt from the entries on the next session start). */
 	record(entry: SessionStateEntry): void {
 		this.state = applySessionEntry(this.state, entry.customType, entry.data);
+		this.run = applySessionEntry(this.run, entry.customType, entry.data);
 		this.deps.appendEntry(entry.customType, entry.data);
 	}
 
@@ -79,6 +89,7 @@ export class SessionSettings {
 			model: this.modelInput(model),
 			flags: this.deps.flags(),
 			session: this.state,
+			run: this.run,
 			config: user,
 			projectConfig: project,
 			env,

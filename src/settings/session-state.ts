@@ -94,6 +94,7 @@ const CUSTOM_ENTRY = Type.Object({
 	type: Type.Literal("custom"),
 	customType: Type.String(),
 	data: Type.Optional(Type.Unknown()),
+	timestamp: Type.Optional(Type.Unknown()),
 });
 
 /**
@@ -121,12 +122,21 @@ export function applySessionEntry(state: CursorSessionState, customType: string,
 
 /**
  * Rebuilds Cursor session state from a branch (`ctx.sessionManager.getBranch()`, root → leaf). The last valid entry
- * of each kind wins (per model key for fast); non-custom and malformed entries are ignored.
+ * of each kind wins (per model key for fast); non-custom and malformed entries are ignored. With `since` (epoch ms),
+ * only the entries Pi stamped at or after it count: the choices commands made since a run started (an entry without
+ * a readable timestamp is older).
  */
-export function restoreSessionState(branchEntries: readonly unknown[]): CursorSessionState {
+export function restoreSessionState(branchEntries: readonly unknown[], since?: number): CursorSessionState {
 	let state = emptySessionState();
 	for (const entry of branchEntries) {
-		if (Value.Check(CUSTOM_ENTRY, entry)) state = applySessionEntry(state, entry.customType, entry.data);
+		if (!Value.Check(CUSTOM_ENTRY, entry)) continue;
+		if (since !== undefined && !(stampOf(entry.timestamp) >= since)) continue;
+		state = applySessionEntry(state, entry.customType, entry.data);
 	}
 	return state;
+}
+
+/** Pi's ISO timestamp of an entry in epoch ms (NaN when absent or unreadable). */
+function stampOf(timestamp: unknown): number {
+	return typeof timestamp === "string" ? Date.parse(timestamp) : Number.NaN;
 }

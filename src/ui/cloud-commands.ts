@@ -10,7 +10,7 @@ import { resolveRuntimeSetting } from "../settings/effective.ts";
 import type { LocalAgentConfig } from "../settings/local-config.ts";
 import { defineOwn } from "../settings/plain-data.ts";
 import { projectConfigPath } from "../settings/project-config.ts";
-import { describeRuntime, parseRuntimeCommand, RUNTIME_SETTING } from "../settings/runtime.ts";
+import { describeRuntime, parseRuntimeCommand } from "../settings/runtime.ts";
 import type { SessionSettings } from "../settings/session-settings.ts";
 import { runtimeEntry } from "../settings/session-state.ts";
 import type { Notify } from "./types.ts";
@@ -49,10 +49,6 @@ async function runtimeCommand(deps: CloudCommandDeps, args: string, cwd: string)
 			level = "warning";
 			notes.push(`Not saved as a default: ${saved.message}`);
 		}
-	}
-	const effective = resolveRuntimeSetting(deps.settings.input());
-	if (effective.ok && effective.runtime !== plan.runtime && effective.source === "flag") {
-		notes.push(`This run still uses ${RUNTIME_SETTING.flag} ${effective.runtime}.`);
 	}
 	deps.notify(notes.join(" "), level);
 	deps.refreshStatus();

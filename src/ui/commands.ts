@@ -35,10 +35,10 @@ export interface SettingsCommandDeps {
 	readonly refreshStatus: () => void;
 }
 
-async function fastCommand(deps: SettingsCommandDeps): Promise<void> {
-	const plan = planFastToggle(deps.settings.input());
+async function fastCommand(deps: SettingsCommandDeps, args: string): Promise<void> {
+	const plan = planFastToggle(deps.settings.input(), args);
 	if (plan.kind !== "toggle") {
-		deps.notify(plan.message, "info");
+		deps.notify(plan.message, plan.kind === "invalid" ? "warning" : "info");
 		return;
 	}
 	const saved = await deps.configFile.setFastDefault(plan.modelKey, plan.fast);
@@ -135,8 +135,10 @@ export interface CommandDeps {
 
 export function registerCommands(pi: Pick<ExtensionAPI, "registerCommand">, deps: CommandDeps): void {
 	pi.registerCommand("cursor-fast", {
-		description: "Toggle Cursor fast mode for the selected model (saved per model)",
-		handler: async () => fastCommand(deps.settings),
+		description: "Cursor fast mode for the selected model (saved per model): /cursor-fast [on|off|toggle]",
+		getArgumentCompletions: (prefix) =>
+			["on", "off", "toggle"].filter((m) => m.startsWith(prefix)).map((value) => ({ value, label: value })),
+		handler: async (args) => fastCommand(deps.settings, args),
 	});
 	pi.registerCommand("cursor-mode", {
 		description: "Cursor SDK conversation mode for this session: /cursor-mode [agent|plan]",

@@ -12,15 +12,16 @@ export const FLAG_RUNTIME = "cursor-runtime";
 export function registerFlags(pi: ExtensionAPI): void {
 	pi.registerFlag(FLAG_FAST, {
 		type: "boolean",
-		description: "Force Cursor fast mode on for this run (overrides saved defaults; never saved)",
+		description: "Start this run with Cursor fast mode on (/cursor-fast changes it; never saved)",
 	});
 	pi.registerFlag(FLAG_NO_FAST, {
 		type: "boolean",
-		description: "Force Cursor fast mode off for this run (overrides saved defaults; never saved)",
+		description: "Start this run with Cursor fast mode off (/cursor-fast changes it; never saved)",
 	});
 	pi.registerFlag(FLAG_MODE, {
 		type: "string",
-		description: "Cursor SDK conversation mode for this run: agent or plan (never saved)",
+		description:
+			"Cursor SDK conversation mode this run starts in: agent or plan (/cursor-mode changes it; never saved)",
 	});
 	pi.registerFlag(FLAG_AUTO_REVIEW, {
 		type: "boolean",
@@ -32,7 +33,8 @@ export function registerFlags(pi: ExtensionAPI): void {
 	});
 	pi.registerFlag(FLAG_RUNTIME, {
 		type: "string",
-		description: "Cursor runtime for this run: local or cloud (Cursor Cloud agents; never saved)",
+		description:
+			"Cursor runtime this run starts on: local or cloud (Cursor Cloud agents; /cursor-runtime changes it; never saved)",
 	});
 	for (const { name, type, description } of cloudFlagSpecs()) pi.registerFlag(name, { type, description });
 }

@@ -227,16 +227,16 @@ describe.concurrent("Cursor status and commands", () => {
 	);
 
 	test(
-		"--cursor-no-fast and --cursor-mode are one-run overrides: shown in the status, never saved to the session",
+		"--cursor-no-fast and --cursor-mode set where the run starts: shown in the status, never saved to the session; /cursor-fast changes the run",
 		async () => {
 			await withRpcPi(["--model", "cursor/grok-4.6", "--cursor-no-fast", "--cursor-mode", "plan"], async (pi) => {
-				// grok-4.6's catalog default is fast=true; the flag forces it off for this run.
+				// grok-4.6's catalog default is fast=true; the flag starts this run with it off.
 				expect(statuses(pi.records)).toEqual(["cursor:local · fast:off · plan"]);
 				let s = await step(pi, "/cursor-fast");
-				expect(s.notes).toEqual(info("Cursor fast off for grok-4.6. This run still uses --cursor-no-fast."));
-				expect(s.status).toEqual(["cursor:local · fast:off · plan"]);
+				expect(s.notes).toEqual(info("Cursor fast on for grok-4.6."));
+				expect(s.status).toEqual(["cursor:local · fast:on · plan"]);
 				s = await step(pi, "/cursor-fast");
-				expect(s.notes).toEqual(info("Cursor fast on for grok-4.6. This run still uses --cursor-no-fast."));
+				expect(s.notes).toEqual(info("Cursor fast off for grok-4.6."));
 				expect(s.status).toEqual(["cursor:local · fast:off · plan"]);
 				s = await step(pi, "/cursor-mode");
 				expect(s.notes).toEqual(info("Cursor mode: plan. Usage: /cursor-mode [agent|plan]"));

@@ -2,7 +2,7 @@
 // Cursor's plan as a readable card and the Build it / Keep planning / Dismiss choices; Build it starts an agent-mode
 // turn on the same Cursor agent without retyping anything, and the footer drops `· plan`.
 import { afterAll, expect, test } from "bun:test";
-import { BUILD_PROMPT, PINNED_TO_PLAN } from "../../src/plan/approval.ts";
+import { BUILD_PROMPT } from "../../src/plan/approval.ts";
 import { turnSuite, waitNoProcesses } from "../support/pi-turn.ts";
 import { BUILD_ANSWER, BUILD_RUN, PLAN_RUN } from "../support/plan-runs.ts";
 import { piTerminal, type TmuxSession } from "../support/tmux.ts";
@@ -76,21 +76,20 @@ test("a plan-mode turn ends with the plan card and three choices; Keep planning 
 	expect(await waitNoProcesses(homes.homes)).toEqual([]);
 }, 150_000);
 
-test("a run started with --cursor-mode plan says why it cannot build instead of offering Build it", async () => {
+test("a run started with --cursor-mode plan offers Build it too: it switches the run to agent mode, and the note, the footer and the build request agree", async () => {
 	const args = ["--model", "cursor/composer-2", "--cursor-mode", "plan"];
 	terminal = piTerminal(suite.home(), args, { env: suite.env(), height: 60 });
 	await terminal.waitForScreen((text) => footer(text).endsWith("· plan"), "the footer's plan mode");
 	const before = (await suite.backend.runRequests()).length;
-	terminal.type("[[plan:tui]] Plan a /hello command");
-	terminal.press("Enter");
-	const screen = await terminal.waitForScreen(
-		(text) => text.replace(/\s+/g, " ").includes("cannot be built here"),
-		"the note instead of the choices",
-	);
-	expect(screen.replace(/\s+/g, " ")).toContain(`Cursor's plan: Add a /hello command. ${PINNED_TO_PLAN}`);
-	expect(screen).not.toContain("Keep planning");
-	expect(footer(screen)).toEndWith("· plan");
-	expect((await suite.backend.runRequests()).length).toBe(before + 1);
+	await planTurn(terminal, "[[plan:tui]] Plan a /hello command", before + 1);
+	terminal.press("Enter"); // Build it
+	const built = await terminal.waitForScreen((text) => text.includes(BUILD_ANSWER), "the build turn's answer");
+	expect(built.replace(/\s+/g, " ")).toContain("Cursor mode set to agent for this session");
+	expect(footer(built)).toContain("cursor:local");
+	expect(footer(built)).not.toContain("plan");
+	const runs = (await suite.backend.runRequests()).slice(before);
+	expect(runs.map((r) => r.mode)).toEqual(["plan", "agent"]);
+	expect(runs[1]?.text).toContain(BUILD_PROMPT);
 
 	terminal.press("C-d");
 	expect(await terminal.waitClosed(20_000)).toBe(true);

@@ -473,10 +473,58 @@ describe("command planning", () => {
 		});
 	});
 
-	test("/cursor-fast reports a force flag that still overrides this run", () => {
-		const plan = planFastToggle({ model: gpt55, flags: { noFast: true } });
-		expect(plan).toMatchObject({ kind: "toggle", fast: true, shadowedByFlag: "--cursor-no-fast" });
-		if (plan.kind === "toggle") expect(plan.message).toContain("--cursor-no-fast");
+	test("/cursor-fast flips the value this run uses, a start flag's included", () => {
+		// Saved on, started with --cursor-no-fast: the run is off, so the toggle turns it on.
+		const saved = { fastDefaults: { "gpt-5.5": true } };
+		expect(planFastToggle({ model: gpt55, flags: { noFast: true }, config: saved })).toEqual({
+			kind: "toggle",
+			modelKey: "gpt-5.5",
+			fast: true,
+			message: "Cursor fast on for gpt-5.5.",
+		});
+		expect(planFastToggle({ model: gpt55, flags: { fast: true } })).toMatchObject({ fast: false });
+	});
+
+	test("/cursor-fast on|off|toggle; anything else is refused with the usage", () => {
+		const started = { model: gpt55, flags: { noFast: true } };
+		expect(planFastToggle(started, "on")).toMatchObject({ kind: "toggle", fast: true });
+		expect(planFastToggle(started, " OFF ")).toMatchObject({ kind: "toggle", fast: false });
+		expect(planFastToggle(started, "toggle")).toMatchObject({ kind: "toggle", fast: true });
+		expect(planFastToggle(started, "maybe")).toEqual({
+			kind: "invalid",
+			message: 'Unknown value "maybe". Usage: /cursor-fast [on|off|toggle]',
+		});
+	});
+
+	test("a command typed during the run wins over the start flag; before the run, the flag wins", () => {
+		const run = { fast: fastRecord({ "gpt-5.5": true }), mode: "agent" as const, runtime: "local" as const };
+		const started = {
+			model: gpt55,
+			flags: { noFast: true, mode: "plan", runtime: "cloud" },
+			session: { ...run, fast: fastRecord({ "gpt-5.5": true }) },
+		};
+		// The same entries, recorded before this run started: the flags decide.
+		expect(resolveEffectiveSettings(started)).toMatchObject({
+			fast: { fast: false, source: "flag" },
+			mode: { mode: "plan", source: "flag" },
+			runtime: { runtime: "cloud", source: "flag" },
+			status: "cursor:cloud · fast:n/a · plan",
+		});
+		// Recorded during this run: the commands decide.
+		expect(resolveEffectiveSettings({ ...started, run })).toMatchObject({
+			fast: { fast: true, source: "session" },
+			mode: { mode: "agent", source: "session" },
+			runtime: { runtime: "local", source: "session" },
+			status: "cursor:local · fast:on",
+		});
+		// A run's fast choice belongs to its model: another model still starts from the flag.
+		expect(resolveFast({ ...started, run, model: composer })).toMatchObject({ fast: false, source: "flag" });
+		// A command's mode stands in for an invalid flag.
+		expect(resolveMode({ model: undefined, flags: { mode: "bogus" }, run: { mode: "plan" } })).toEqual({
+			ok: true,
+			mode: "plan",
+			source: "session",
+		});
 	});
 
 	test("/cursor-fast no-ops", () => {
