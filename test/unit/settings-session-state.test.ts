@@ -1,4 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import type { Model } from "@earendil-works/pi-ai";
+import { CatalogState } from "../../src/catalog/state.ts";
+import type { CursorFlagsInput } from "../../src/settings/effective.ts";
+import type { LocalAgentConfig } from "../../src/settings/local-config.ts";
+import { SessionSettings } from "../../src/settings/session-settings.ts";
 import {
 	applySessionEntry,
 	emptySessionState,
@@ -123,5 +128,47 @@ describe("applySessionEntry", () => {
 		expect({ ...state.fast }).toEqual({ "composer-2.5": false });
 		expect(state.mode).toBe("plan");
 		expect(state.useHttp1).toBe(true);
+	});
+});
+
+describe("SessionSettings: a run's commands over its start flags", () => {
+	const RUN_START = Date.parse("2026-01-02T00:00:00Z");
+	const stamped = (customType: string, data: unknown, timestamp: string) => ({
+		...custom(customType, data),
+		timestamp,
+	});
+
+	function settingsWith(flags: CursorFlagsInput) {
+		const appended: [string, unknown][] = [];
+		const settings = new SessionSettings({
+			catalog: new CatalogState(),
+			local: { current: { user: {}, project: undefined } } as unknown as LocalAgentConfig,
+			flags: () => flags,
+			appendEntry: (customType, data) => appended.push([customType, data]),
+			env: {},
+			runStart: RUN_START,
+		});
+		settings.activeModel = { provider: "cursor", id: "composer-2" } as Model<string>;
+		return { settings, appended };
+	}
+
+	test("entries from before the run yield to the flag; entries since the run started, and new commands, win", () => {
+		const { settings, appended } = settingsWith({ mode: "plan" });
+		settings.restore([stamped(MODE_ENTRY_TYPE, { mode: "agent" }, "2026-01-01T00:00:00Z")]);
+		expect(settings.status()).toEndWith(" · plan");
+		settings.restore([
+			stamped(MODE_ENTRY_TYPE, { mode: "agent" }, "2026-01-01T00:00:00Z"),
+			stamped(MODE_ENTRY_TYPE, { mode: "agent" }, "2026-01-02T00:00:01Z"), // typed in this run, before a reload
+		]);
+		expect(settings.status()).not.toContain("plan");
+		settings.record(modeEntry("plan"));
+		expect(settings.status()).toEndWith(" · plan");
+		settings.record(modeEntry("agent"));
+		expect(settings.status()).not.toContain("plan");
+		// Only the commands wrote the session; the flag never did.
+		expect(appended).toEqual([
+			[MODE_ENTRY_TYPE, { mode: "plan" }],
+			[MODE_ENTRY_TYPE, { mode: "agent" }],
+		]);
 	});
 });
