@@ -77,10 +77,12 @@ export function safetyNotice(safety: RunSafety, surface: BridgeSurface, builtins
 	const builtins = offered.filter((name) => PI_BUILTIN_TOOLS.has(name));
 	if (withheld.length > 0) {
 		parts.push(
-			`Pi's built-ins (${list(withheld)}) are not offered, since they would run outside it (${UNDER_SAFETY_VARIABLE}=1 offers them).`,
+			`Pi's built-ins (${list(withheld)}) are not offered, since they would run in Pi, outside ${words} (${UNDER_SAFETY_VARIABLE}=1 offers them).`,
 		);
 	} else if (builtins.length > 0) {
-		parts.push(`Pi's built-ins (${list(builtins)}) are offered too (${UNDER_SAFETY_VARIABLE}=1) and run outside it.`);
+		parts.push(
+			`Pi's built-ins (${list(builtins)}) are offered too (${UNDER_SAFETY_VARIABLE}=1) and run in Pi, outside ${words}.`,
+		);
 	}
 	parts.push("/cursor-tools lists what Cursor can call.");
 	return parts.join(" ");

@@ -155,7 +155,9 @@ suite.test(
 		withOutput({ stdout: withheld.stdout + opted.stdout, stderr: withheld.stderr + opted.stderr }, () => {
 			expect(withheld.code).toBe(0);
 			expect(hiddenRun?.unadvertisedCalls).toEqual(["pi__bash"]); // Cursor could not call it
-			expect(withheld.stderr).toMatch(/Pi's built-ins \(.*bash.*\) are not offered, since they would run outside it/);
+			expect(withheld.stderr).toMatch(
+				/Pi's built-ins \(.*bash.*\) are not offered, since they would run in Pi, outside Cursor's sandbox/,
+			);
 			expect(() => readFileSync(join(hidden.dir, "bash-ran.txt"), "utf8")).toThrow();
 			expect(opted.code).toBe(0);
 			expect(offeredRequest?.mcpTools).toContain("custom-user-tools-pi__bash");

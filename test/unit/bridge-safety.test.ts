@@ -99,7 +99,9 @@ describe("the safety notice", () => {
 		expect(notice).toStartWith("Cursor's sandbox is on.");
 		expect(notice).toContain('Cursor calls Pi\'s tools (web) in process ("custom-user-tools")');
 		expect(notice).toContain("each call runs in Pi, under Pi's rules, not inside Cursor's sandbox");
-		expect(notice).toContain("Pi's built-ins (bash) are not offered");
+		expect(notice).toContain(
+			"Pi's built-ins (bash) are not offered, since they would run in Pi, outside Cursor's sandbox",
+		);
 		expect(notice).toContain("PI_CURSOR_EXPOSE_BUILTIN_TOOLS_UNDER_SAFETY=1 offers them");
 		expect(safetyNotice({ sandbox: true, autoReview: true }, surfaceOf(["web"]), false)).toStartWith(
 			"Cursor's sandbox and auto-review are on.",
@@ -109,6 +111,7 @@ describe("the safety notice", () => {
 	test("opted-in built-ins are named as running outside the sandbox", () => {
 		const notice = safetyNotice({ autoReview: true }, surfaceOf(["bash"], { exposeBuiltinsUnderSafety: true }), false);
 		expect(notice).toContain("Pi's built-ins (bash) are offered too");
+		expect(notice).toContain("run in Pi, outside Cursor's auto-review");
 	});
 
 	test("nothing to say: no safety control, or no tool offered and no built-in asked for", () => {
