@@ -30,6 +30,7 @@ import { STATUS_KEY } from "./settings/effective.ts";
 import { readEnv, readEnvVar } from "./settings/env.ts";
 import { LocalAgentConfig } from "./settings/local-config.ts";
 import { sessionTrustFacts } from "./settings/project-config.ts";
+import { sessionSafety } from "./settings/safety.ts";
 import { SessionSettings } from "./settings/session-settings.ts";
 import { flagError } from "./turn/setup.ts";
 import { registerCloudCommands } from "./ui/cloud-commands.ts";
@@ -97,7 +98,10 @@ export class CursorExtension {
 			notify: (message) => this.notify(message, "info"),
 		});
 		this.replay = new CursorReplay(pi);
-		this.bridge = new BridgeView(pi, this.env, () => this.effects.mcpTimeouts.settings.toolMs);
+		this.bridge = new BridgeView(pi, this.env, () => this.effects.mcpTimeouts.settings.toolMs, {
+			safety: () => sessionSafety(this.settings.input()),
+			notify: (message) => this.notify(message, "warning"),
+		});
 		const runtimes = { pool: this.pool, replay: this.replay, session: () => this.session };
 		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({

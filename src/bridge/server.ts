@@ -9,43 +9,27 @@
 // sessions share one queue (src/bridge/calls.ts).
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { McpServerConfig } from "@cursor/sdk";
 import type { CallToolResult, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
-import { type BridgeCallHandler, BridgeCallQueue, type BridgeToolResult } from "./calls.ts";
+import type { McpServerConfig } from "../sdk/cursor-sdk.ts";
+import { BridgeCallQueue, type BridgeToolResult } from "./calls.ts";
 import { type BridgeDebugRecord, type BridgeDebugSink, createBridgeDebugSink } from "./debug.ts";
 import { newBridgeRunId, newPathToken } from "./ids.ts";
 import { mcpVendor } from "./mcp-vendor.ts";
-import { BRIDGE_SERVER_NAME, type BridgeSurface, type BridgeTool } from "./snapshot.ts";
+import type { BridgeRun, BridgeRunOptions } from "./run.ts";
+import { BRIDGE_SERVER_NAME, type BridgeTool } from "./snapshot.ts";
 
-export interface BridgeServerOptions {
-	readonly surface: BridgeSurface;
-	/** Runs one call (in the wired extension: through Pi's normal tool path). */
-	readonly handler: BridgeCallHandler;
-	/** Deadline of one call (see `readBridgeSettings().callTimeoutMs`). */
-	readonly callTimeoutMs: number;
-	/** Calls handed to the handler at once (default 1). */
-	readonly concurrency?: number;
-	/** 32 hex; random by default. */
-	readonly runId?: string;
-	/** `true`: scrubbed JSON lines on stderr; a function: where to write them (tests). */
-	readonly debug?: boolean | ((line: string) => void);
+export interface BridgeServerOptions extends BridgeRunOptions {
 	/** Most MCP sessions kept at once; the oldest is closed beyond it (default 8). */
 	readonly maxSessions?: number;
 }
 
-export interface BridgeServer {
-	readonly runId: string;
+export interface BridgeServer extends BridgeRun {
 	/** The `mcpServers` option for `Agent.create`/`send`. Holds the secret URL: never log or persist it. */
 	readonly mcpServers: Record<string, McpServerConfig>;
 	/** The listening socket (127.0.0.1, random port). */
 	address(): AddressInfo;
-	/** Calls queued or running. */
-	pendingCalls(): number;
 	/** Open MCP sessions. */
 	sessionCount(): number;
-	readonly closed: boolean;
-	/** Settles pending calls with an error result, aborts running handlers, closes sessions and the port. */
-	close(): Promise<void>;
 }
 
 const SERVER_INFO = { name: "pi-cursor-sdk-bridge", version: "1.0.0" };
@@ -166,9 +150,11 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
 	const url = `http://127.0.0.1:${address.port}${path}`;
 	log({ event: "server_started", toolCount: tools.size });
 
+	const mcpServers: Record<string, McpServerConfig> = { [BRIDGE_SERVER_NAME]: { type: "http", url } };
 	return {
 		runId,
-		mcpServers: { [BRIDGE_SERVER_NAME]: { type: "http", url } },
+		mcpServers,
+		sendOptions: { mcpServers },
 		address: () => ({ ...address }),
 		pendingCalls: () => queue.pending,
 		sessionCount: () => sessions.size,

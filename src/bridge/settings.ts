@@ -6,6 +6,11 @@ export interface BridgeSettings {
 	readonly enabled: boolean;
 	/** `PI_CURSOR_EXPOSE_BUILTIN_TOOLS` (default off): also bridge Pi's read/bash/write/edit/grep/find/ls. */
 	readonly exposeBuiltins: boolean;
+	/**
+	 * `PI_CURSOR_EXPOSE_BUILTIN_TOOLS_UNDER_SAFETY` (default off): on runs with Cursor's sandbox or auto-review on,
+	 * built-ins are bridged only with it (a bridged call runs in Pi, outside Cursor's sandbox; src/bridge/transport.ts).
+	 */
+	readonly exposeBuiltinsUnderSafety: boolean;
 	/** `PI_CURSOR_TOOL_MANIFEST` (default on, and never without the bridge): the manifest in bootstrap prompts. */
 	readonly manifest: boolean;
 	/** `PI_CURSOR_PI_TOOL_BRIDGE_DEBUG` (default off): scrubbed JSON lines on stderr. */
@@ -21,7 +26,13 @@ export interface BridgeSettings {
 
 export type BridgeEnv = Pick<
 	CursorEnv,
-	"piToolBridge" | "exposeBuiltinTools" | "toolManifest" | "bridgeDebug" | "bridgeCallTimeoutMs" | "problems"
+	| "piToolBridge"
+	| "exposeBuiltinTools"
+	| "exposeBuiltinToolsUnderSafety"
+	| "toolManifest"
+	| "bridgeDebug"
+	| "bridgeCallTimeoutMs"
+	| "problems"
 >;
 
 /** `mcpToolTimeoutMs` is the SDK's effective MCP tool-call timeout (see src/process/mcp-timeouts.ts). */
@@ -30,6 +41,7 @@ export function readBridgeSettings(env: BridgeEnv, mcpToolTimeoutMs: number): Br
 	return {
 		enabled,
 		exposeBuiltins: env.exposeBuiltinTools,
+		exposeBuiltinsUnderSafety: env.exposeBuiltinToolsUnderSafety,
 		manifest: enabled && env.toolManifest,
 		debug: env.bridgeDebug,
 		callTimeoutMs: Math.min(env.bridgeCallTimeoutMs ?? mcpToolTimeoutMs, mcpToolTimeoutMs),

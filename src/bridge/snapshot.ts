@@ -21,14 +21,19 @@ export interface BridgeTool {
 	readonly inputSchema: Record<string, unknown>;
 }
 
-/** Why a registered Pi tool is or is not bridged (for `/cursor-tools`). */
-export type ExposureReason = "exposed" | "inactive" | "hidden" | "builtin" | "replay";
+/**
+ * Why a registered Pi tool is or is not bridged (for `/cursor-tools`). `safety`: a Pi built-in withheld from a run
+ * with Cursor's sandbox or auto-review on, since a bridged call runs in Pi, outside Cursor's sandbox and review.
+ */
+export type ExposureReason = "exposed" | "inactive" | "hidden" | "builtin" | "safety" | "replay";
 
 export interface BridgeSurface {
 	/** Exposed tools, in Pi's registration order. */
 	readonly tools: readonly BridgeTool[];
 	/** Every registered tool with its verdict, in Pi's registration order. */
 	readonly decisions: readonly { readonly piName: string; readonly reason: ExposureReason }[];
+	/** The server Cursor reaches the tools through: `pi_tools` (loopback MCP) or `custom-user-tools` (in process). */
+	readonly serverName: string;
 	/** Stable across turns while the exposed surface is unchanged (part of the agent pool key). */
 	readonly fingerprint: string;
 }
@@ -38,6 +43,14 @@ export interface SnapshotOptions {
 	readonly replayNames?: Iterable<string>;
 	/** `PI_CURSOR_EXPOSE_BUILTIN_TOOLS=1`. */
 	readonly exposeBuiltins?: boolean;
+	/**
+	 * A run with Cursor's sandbox or auto-review on: built-ins are bridged only with `exposeBuiltinsUnderSafety`
+	 * (`PI_CURSOR_EXPOSE_BUILTIN_TOOLS_UNDER_SAFETY=1`), whatever `exposeBuiltins` says.
+	 */
+	readonly safety?: boolean;
+	readonly exposeBuiltinsUnderSafety?: boolean;
+	/** Where Cursor finds the tools (default `pi_tools`); model-facing names are `<server>-<name>`, 64 at most. */
+	readonly serverName?: string;
 }
 
 /** Pi's built-in tools: Cursor has its own equivalents, so they are hidden unless asked for. */
@@ -46,8 +59,9 @@ export const PI_BUILTIN_TOOLS: ReadonlySet<string> = new Set(["read", "bash", "w
 export const MCP_NAME_PREFIX = "pi__";
 /** The `mcpServers` key of the bridge; Cursor names a tool `<server>-<tool>` towards the model. */
 export const BRIDGE_SERVER_NAME = "pi_tools";
-/** Model-facing tool names are capped at 64 characters by several providers: leave room for `pi_tools-`. */
-export const MAX_MCP_NAME_LENGTH = 64 - BRIDGE_SERVER_NAME.length - 1;
+/** Model-facing tool names are capped at 64 characters by several providers: leave room for `<server>-`. */
+export const maxMcpNameLength = (serverName: string): number => 64 - serverName.length - 1;
+export const MAX_MCP_NAME_LENGTH = maxMcpNameLength(BRIDGE_SERVER_NAME);
 
 const PERMISSIVE_OBJECT_SCHEMA = { type: "object", properties: {}, additionalProperties: true };
 
@@ -58,34 +72,44 @@ export function buildBridgeSurface(
 ): BridgeSurface {
 	const active = new Set(activeNames);
 	const replay = new Set(options.replayNames ?? []);
+	const serverName = options.serverName ?? BRIDGE_SERVER_NAME;
+	// A built-in is bridged (`true`) or gets the verdict that says why not.
+	const builtins: true | "builtin" | "safety" =
+		options.safety === true
+			? options.exposeBuiltinsUnderSafety === true || "safety"
+			: options.exposeBuiltins === true || "builtin";
 	const decisions: { piName: string; reason: ExposureReason }[] = [];
 	const exposed: PiToolInfo[] = [];
 	const seen = new Set<string>();
 	for (const tool of allTools) {
 		if (seen.has(tool.name)) continue;
 		seen.add(tool.name);
-		const reason = exposureReason(tool, active, replay, options.exposeBuiltins === true);
+		const reason = exposureReason(tool, active, replay, builtins);
 		decisions.push({ piName: tool.name, reason });
 		if (reason === "exposed") exposed.push(tool);
 	}
-	const names = assignMcpNames(exposed.map((tool) => tool.name));
+	const names = assignMcpNames(
+		exposed.map((tool) => tool.name),
+		maxMcpNameLength(serverName),
+	);
 	const tools = exposed.map((tool) => ({
 		piName: tool.name,
 		mcpName: names.get(tool.name) ?? "",
 		description: mcpDescription(tool),
 		inputSchema: jsonSchemaOf(tool.parameters),
 	}));
-	return { tools, decisions, fingerprint: surfaceFingerprint(tools) };
+	return { tools, decisions, serverName, fingerprint: surfaceFingerprint(serverName, tools) };
 }
 
 function exposureReason(
 	tool: PiToolInfo,
 	active: ReadonlySet<string>,
 	replay: ReadonlySet<string>,
-	exposeBuiltins: boolean,
+	/** `true`, or the verdict of a built-in that is not bridged. */
+	builtins: true | "builtin" | "safety",
 ): ExposureReason {
 	if (replay.has(tool.name)) return "replay";
-	if (PI_BUILTIN_TOOLS.has(tool.name) && !exposeBuiltins) return "builtin";
+	if (PI_BUILTIN_TOOLS.has(tool.name) && builtins !== true) return builtins;
 	if (tool.exposure === "hidden") return "hidden";
 	if (!active.has(tool.name)) return "inactive";
 	return "exposed";
@@ -96,7 +120,7 @@ function exposureReason(
  * Names that would collide (or be cut) get a short hash of the Pi name, so each maps to one Pi tool and the result
  * does not depend on registration order.
  */
-export function assignMcpNames(piNames: readonly string[]): Map<string, string> {
+export function assignMcpNames(piNames: readonly string[], maxLength = MAX_MCP_NAME_LENGTH): Map<string, string> {
 	const base = (piName: string) => `${MCP_NAME_PREFIX}${piName.replace(/[^A-Za-z0-9_-]/g, "_")}`;
 	const groups = new Map<string, string[]>();
 	for (const piName of new Set(piNames)) groups.set(base(piName), [...(groups.get(base(piName)) ?? []), piName]);
@@ -104,7 +128,7 @@ export function assignMcpNames(piNames: readonly string[]): Map<string, string> 
 	const taken = new Set<string>();
 	const claim = (piName: string, name: string) => {
 		let unique = name;
-		for (let attempt = 1; taken.has(unique); attempt++) unique = suffixed(name, piName, attempt);
+		for (let attempt = 1; taken.has(unique); attempt++) unique = suffixed(name, piName, attempt, maxLength);
 		taken.add(unique);
 		result.set(piName, unique);
 	};
@@ -112,15 +136,15 @@ export function assignMcpNames(piNames: readonly string[]): Map<string, string> 
 		// A contested name goes to the tool spelled exactly that way, else to the first in code-point order.
 		const owner = members.find((piName) => `${MCP_NAME_PREFIX}${piName}` === name) ?? [...members].sort()[0];
 		for (const piName of members) {
-			claim(piName, piName === owner && name.length <= MAX_MCP_NAME_LENGTH ? name : suffixed(name, piName, 0));
+			claim(piName, piName === owner && name.length <= maxLength ? name : suffixed(name, piName, 0, maxLength));
 		}
 	}
 	return result;
 }
 
-function suffixed(name: string, piName: string, attempt: number): string {
+function suffixed(name: string, piName: string, attempt: number, maxLength: number): string {
 	const hash = createHash("sha256").update(`${piName}\u0000${attempt}`).digest("hex").slice(0, 8);
-	return `${name.slice(0, MAX_MCP_NAME_LENGTH - hash.length - 1)}_${hash}`;
+	return `${name.slice(0, maxLength - hash.length - 1)}_${hash}`;
 }
 
 /** Pi's description, its prompt guidelines, and a pointer to the contract in the bootstrap prompt. */
@@ -149,11 +173,13 @@ export function jsonSchemaOf(parameters: unknown): Record<string, unknown> {
 	return schema.type === "object" ? schema : { ...PERMISSIVE_OBJECT_SCHEMA };
 }
 
-function surfaceFingerprint(tools: readonly BridgeTool[]): string {
+function surfaceFingerprint(serverName: string, tools: readonly BridgeTool[]): string {
 	const canonical = [...tools]
 		.sort((a, b) => (a.mcpName < b.mcpName ? -1 : a.mcpName > b.mcpName ? 1 : 0))
 		.map((tool) => [tool.mcpName, tool.piName, tool.description, canonicalJson(tool.inputSchema)]);
-	return createHash("sha256").update(JSON.stringify(canonical)).digest("hex").slice(0, 16);
+	// Another server than the default is part of it: the bootstrap's manifest names the server Cursor calls.
+	const keyed = serverName === BRIDGE_SERVER_NAME ? canonical : [serverName, canonical];
+	return createHash("sha256").update(JSON.stringify(keyed)).digest("hex").slice(0, 16);
 }
 
 /** JSON with object keys sorted, so a schema's key order does not change the fingerprint. */
@@ -179,7 +205,7 @@ export function buildToolManifestText(surface: BridgeSurface): string {
 		return `- ${tool.mcpName} → Pi tool "${tool.piName}"${summary ? `: ${summary}` : ""}`;
 	});
 	return [
-		`Pi tools: the user's Pi session exposes these tools to you through the MCP server "${BRIDGE_SERVER_NAME}".`,
+		`Pi tools: the user's Pi session exposes these tools to you through the MCP server "${surface.serverName}".`,
 		"Call them by their MCP name (never by the Pi name shown in history); Pi runs them and returns the result.",
 		...lines,
 	].join("\n");

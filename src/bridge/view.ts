@@ -1,5 +1,5 @@
-// The Pi tool bridge as this session sees it: its settings, the Pi tools it would expose, what a turn bridges, the
-// skills Cursor may activate, and the facts /cursor-tools and /cursor-doctor show.
+// The Pi tool bridge as this session sees it: its settings, the Pi tools it would expose, what a turn bridges and
+// how (src/bridge/transport.ts), the skills Cursor may activate, and the facts /cursor-tools and /cursor-doctor show.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { NEUTRAL_TOOL } from "../replay/mapping.ts";
 import { type EnvRecord, readEnv } from "../settings/env.ts";
@@ -7,21 +7,42 @@ import { registerActivateSkill, type SkillInfo } from "./activate-skill.ts";
 import { renderToolsReport } from "./report.ts";
 import { type BridgeEnv, type BridgeSettings, readBridgeSettings } from "./settings.ts";
 import { type BridgeSurface, buildBridgeSurface } from "./snapshot.ts";
+import {
+	type BridgeTransport,
+	bridgeTransport,
+	isSafetyRun,
+	type RunSafety,
+	safetyNotice,
+	safetyWords,
+	transportServerName,
+	UNDER_SAFETY_VARIABLE,
+} from "./transport.ts";
 
 export interface BridgePlan {
 	readonly surface: BridgeSurface;
 	readonly settings: BridgeSettings;
+	readonly transport: BridgeTransport;
+}
+
+/** What the view reads of the session beyond Pi's tools. */
+export interface BridgeSessionView {
+	/** The local safety controls as they stand now (flags, env, trusted project, user file), for the commands. */
+	readonly safety?: () => RunSafety;
+	/** Tells the user (the safety notice, once per session). */
+	readonly notify?: (message: string) => void;
 }
 
 export class BridgeView {
 	private skills: readonly SkillInfo[] = [];
 	private skillToolRegistered = false;
+	private safetyNoticeShown = false;
 
 	constructor(
 		private readonly pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools" | "registerTool">,
 		private readonly env: EnvRecord,
 		/** The SDK's effective MCP tool timeout: a bridged call's deadline never exceeds it. */
 		private readonly mcpToolMs: () => number,
+		private readonly session: BridgeSessionView = {},
 	) {}
 
 	/** The bridge's settings from `env` (default: the environment as it is now, for commands). */
@@ -29,20 +50,42 @@ export class BridgeView {
 		return readBridgeSettings(env, this.mcpToolMs());
 	}
 
-	/** The active Pi tools as Cursor would see them through the bridge (every registered tool with its verdict). */
-	surface(settings = this.settings()): BridgeSurface {
+	/** The session's safety controls as they stand now (off when the view was given no way to read them). */
+	private safetyNow(): RunSafety {
+		return this.session.safety?.() ?? {};
+	}
+
+	/**
+	 * The active Pi tools as Cursor would see them through the bridge on a run with `safety` (every registered tool
+	 * with its verdict).
+	 */
+	surface(settings = this.settings(), safety: RunSafety = this.safetyNow()): BridgeSurface {
 		return buildBridgeSurface(this.pi.getActiveTools(), this.pi.getAllTools(), {
 			replayNames: [NEUTRAL_TOOL],
 			exposeBuiltins: settings.exposeBuiltins,
+			safety: isSafetyRun(safety),
+			exposeBuiltinsUnderSafety: settings.exposeBuiltinsUnderSafety,
+			serverName: transportServerName(bridgeTransport(safety)),
 		});
 	}
 
-	/** What a turn bridges to Cursor (from the turn's reading of the env), or undefined: bridge off, or no Pi tool. */
-	plan(env: BridgeEnv): BridgePlan | undefined {
+	/**
+	 * What a turn bridges to Cursor and how (from the turn's reading of the env and its safety controls), or
+	 * undefined: bridge off, or no Pi tool. `announce`: a turn about to run, which says once per session what a
+	 * sandboxed or auto-review run means for Pi's tools.
+	 */
+	plan(env: BridgeEnv, safety: RunSafety, announce = false): BridgePlan | undefined {
 		const settings = this.settings(env);
 		if (!settings.enabled) return undefined;
-		const surface = this.surface(settings);
-		return surface.tools.length > 0 ? { surface, settings } : undefined;
+		const surface = this.surface(settings, safety);
+		if (announce && !this.safetyNoticeShown) {
+			const notice = safetyNotice(safety, surface, settings.exposeBuiltins);
+			if (notice) {
+				this.safetyNoticeShown = true;
+				this.session.notify?.(notice);
+			}
+		}
+		return surface.tools.length > 0 ? { surface, settings, transport: bridgeTransport(safety) } : undefined;
 	}
 
 	/** Pi's loaded skills, offered to Cursor through `cursor_activate_skill` (registered once skills exist). */
@@ -58,7 +101,8 @@ export class BridgeView {
 		const settings = this.settings();
 		const sources = readEnv(this.env).settingSources;
 		const settingSources = sources.ok ? sources.sources.join(",") || "none" : sources.error;
-		return renderToolsReport({ settings, surface: this.surface(settings), settingSources, running });
+		const safety = this.safetyNow();
+		return renderToolsReport({ settings, surface: this.surface(settings, safety), settingSources, running, safety });
 	}
 
 	/** The bridge line of /cursor-doctor. */
@@ -68,8 +112,16 @@ export class BridgeView {
 		if (settings.problems.length > 0) {
 			return { status: "warn", detail: settings.problems.join(" "), fix: "Fix the named variable or unset it." };
 		}
-		const exposed = this.surface(settings).tools.length;
+		const safety = this.safetyNow();
+		const surface = this.surface(settings, safety);
 		const serving = running ? ", serving the current run" : "";
-		return { status: "ok", detail: `${exposed} Pi tool(s) bridged as pi__<name>${serving}; /cursor-tools lists them` };
+		const withheld = surface.decisions.some((d) => d.reason === "safety");
+		const how = isSafetyRun(safety)
+			? ` in process ("${surface.serverName}"), since ${safetyWords(safety)} refuses MCP tool calls: they run in Pi, not inside Cursor's sandbox${withheld ? `; Pi's built-ins are not offered (${UNDER_SAFETY_VARIABLE}=1 offers them)` : ""}`
+			: " as pi__<name>";
+		return {
+			status: "ok",
+			detail: `${surface.tools.length} Pi tool(s) bridged${how}${serving}; /cursor-tools lists them`,
+		};
 	}
 }

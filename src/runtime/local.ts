@@ -3,6 +3,8 @@
 import type { Message, TranscriptContext } from "@earendil-works/pi-ai";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { ACTIVATE_SKILL_TOOL } from "../bridge/activate-skill.ts";
+import { startInProcessBridge } from "../bridge/in-process.ts";
+import type { BridgeRunOptions } from "../bridge/run.ts";
 import { loadBridgeCode, startBridgeServer } from "../bridge/server.ts";
 import { buildToolManifestText } from "../bridge/snapshot.ts";
 import type { BridgeView } from "../bridge/view.ts";
@@ -51,7 +53,7 @@ export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 		const { pool } = this.deps;
 		const request = this.poolRequest(setup, messages);
 		if (setup.summary) return pool.acquireForSummary(request, watch);
-		const bridge = this.deps.bridge.plan(setup.bridgeEnv);
+		const bridge = this.deps.bridge.plan(setup.bridgeEnv, setup.safety, true);
 		if (!bridge) return pool.acquire(request, watch);
 		const skillTool = bridge.surface.tools.find((tool) => tool.piName === ACTIVATE_SKILL_TOOL)?.mcpName;
 		const tools = {
@@ -61,13 +63,18 @@ export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 		};
 		return pool.acquire({ ...request, tools }, watch).then((lease) => ({
 			...lease,
-			bridge: (handler) =>
-				startBridgeServer({
+			bridge: (handler) => {
+				const options: BridgeRunOptions = {
 					surface: bridge.surface,
 					handler,
 					callTimeoutMs: bridge.settings.callTimeoutMs,
 					debug: bridge.settings.debug,
-				}),
+				};
+				// Sandboxed or auto-review runs refuse MCP server calls: the same tools go in process (src/bridge/transport.ts).
+				return bridge.transport === "in-process"
+					? Promise.resolve(startInProcessBridge(options))
+					: startBridgeServer(options);
+			},
 		}));
 	}
 
@@ -79,7 +86,7 @@ export class LocalRuntime extends SessionLiveSlot implements TurnRuntime {
 	async prewarm(setup: TurnSetup): Promise<(() => Promise<void>) | undefined> {
 		const { pool } = this.deps;
 		if (pool.started) return undefined;
-		if (this.deps.bridge.plan(setup.bridgeEnv)) loadBridgeCode();
+		if (this.deps.bridge.plan(setup.bridgeEnv, setup.safety)?.transport === "mcp") loadBridgeCode();
 		return pool.prewarm(this.poolRequest(setup, []));
 	}
 

@@ -134,6 +134,11 @@ export const ENV_VARS = {
 	}),
 	piToolBridge: flag("PI_CURSOR_PI_TOOL_BRIDGE", true, "serve Pi's tools to Cursor"),
 	exposeBuiltinTools: flag("PI_CURSOR_EXPOSE_BUILTIN_TOOLS", false, "also bridge Pi's built-in tools"),
+	exposeBuiltinToolsUnderSafety: flag(
+		"PI_CURSOR_EXPOSE_BUILTIN_TOOLS_UNDER_SAFETY",
+		false,
+		"also bridge Pi's built-ins on sandboxed or auto-review runs (they run in Pi, outside Cursor's sandbox)",
+	),
 	toolManifest: flag("PI_CURSOR_TOOL_MANIFEST", true, "list the bridged tools in the first message"),
 	bridgeCallTimeoutMs: entry<number | undefined>({
 		name: "PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS",

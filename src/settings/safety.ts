@@ -52,3 +52,13 @@ export function safetyAgentOptions(safety: SafetySettings): {
 		...(safety.sandbox ? { sandboxOptions: { enabled: true as const } } : {}),
 	};
 }
+
+/** The safety controls of the session's settings as they stand (`SessionSettings.input()`), for commands. */
+export function sessionSafety(input: {
+	readonly flags?: SafetyInput["flags"];
+	readonly env?: SafetyInput["env"];
+	readonly projectConfig?: CursorSdkUserConfig;
+	readonly config?: CursorSdkUserConfig;
+}): SafetySettings {
+	return resolveSafety({ flags: input.flags, env: input.env, project: input.projectConfig, user: input.config });
+}

@@ -3,7 +3,7 @@
 // the provider call that brings Pi's tool results attaches again and continues streaming the same run.
 import type { Message } from "@earendil-works/pi-ai";
 import type { BridgeCall, BridgeContent, BridgeToolResult } from "../bridge/calls.ts";
-import type { BridgeServer } from "../bridge/server.ts";
+import type { BridgeRun } from "../bridge/run.ts";
 import type { InteractionUpdate, Run, RunResult } from "../sdk/cursor-sdk.ts";
 import type { SendStarted } from "./observer.ts";
 import { RunTools } from "./tools.ts";
@@ -37,7 +37,7 @@ export class LiveRun {
 	/** The SDK run, once `send` returned. */
 	run: Run | undefined;
 	/** The run's Pi tool bridge (closed with the run). */
-	bridge: BridgeServer | undefined;
+	bridge: BridgeRun | undefined;
 	/** Bridged calls handed to Pi, by Pi tool-call id: Pi's result goes back into the same MCP request. */
 	private readonly bridged = new Map<string, (result: BridgeToolResult) => void>();
 	private readonly buffer: LiveEvent[] = [];

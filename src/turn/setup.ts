@@ -78,6 +78,7 @@ export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError
 		bridgeEnv: {
 			piToolBridge: env.piToolBridge,
 			exposeBuiltinTools: env.exposeBuiltinTools,
+			exposeBuiltinToolsUnderSafety: env.exposeBuiltinToolsUnderSafety,
 			toolManifest: env.toolManifest,
 			bridgeDebug: env.bridgeDebug,
 			bridgeCallTimeoutMs: env.bridgeCallTimeoutMs,

@@ -177,13 +177,13 @@ async function startRun(
 				(late) => void late.close().catch(() => {}),
 			);
 		}
-		const mcpServers = live.bridge?.mcpServers;
+		// The bridge's MCP server, or its in-process tools on sandboxed/auto-review runs (src/bridge/transport.ts).
 		const sent = lease.agent.send(message, {
 			model: payload.model,
 			mode: payload.mode,
 			onDelta,
 			onStep,
-			...(mcpServers ? { mcpServers } : {}),
+			...live.bridge?.sendOptions,
 		});
 		const run = await watch.race(setup.sendMs ? watch.bound(sent, setup.sendMs) : sent, (late) => {
 			// The turn ended meanwhile: a run Cursor created anyway is recorded (cloud) and cancelled.

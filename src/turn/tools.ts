@@ -2,6 +2,7 @@
 // as Pi tool cards (a batch ends the current assistant message), and what becomes a plain activity line instead.
 import type { Message, ToolCall as PiToolCall } from "@earendil-works/pi-ai";
 import { BRIDGE_SERVER_NAME } from "../bridge/snapshot.ts";
+import { IN_PROCESS_SERVER_NAME } from "../bridge/transport.ts";
 import type { MapContext, ReplayCard } from "../replay/mapping.ts";
 import { cursorToolType, mapCompletedToolCall, mapIncompleteToolCall } from "../replay/mapping.ts";
 import { incompleteReason, lifecycleLine, type RunOutcome } from "../replay/policy.ts";
@@ -27,10 +28,14 @@ export interface ToolDisplay {
 	trace(line: string): void;
 }
 
-/** Cursor's MCP call of a bridged Pi tool: Pi itself runs and shows that tool, so no Cursor card. */
+/**
+ * Cursor's MCP call of a bridged Pi tool, through the loopback server or in process (we pass no other in-process
+ * tools): Pi itself runs and shows that tool, so no Cursor card.
+ */
 function isBridgeCall(toolCall: unknown): boolean {
 	const call = toolCall as { type?: unknown; args?: { providerIdentifier?: unknown } } | undefined;
-	return call?.type === "mcp" && call.args?.providerIdentifier === BRIDGE_SERVER_NAME;
+	const provider = call?.args?.providerIdentifier;
+	return call?.type === "mcp" && (provider === BRIDGE_SERVER_NAME || provider === IN_PROCESS_SERVER_NAME);
 }
 
 /** The tools a request declares: Pi's system messages add and remove them as the conversation goes. */

@@ -2,7 +2,7 @@
 // the turn. Types only: the turn code, the session pool and the runtimes import them.
 import type { Message } from "@earendil-works/pi-ai";
 import type { BridgeCallHandler } from "../bridge/calls.ts";
-import type { BridgeServer } from "../bridge/server.ts";
+import type { BridgeRun } from "../bridge/run.ts";
 import type { BridgeEnv } from "../bridge/settings.ts";
 import type { CursorPrompt } from "../prompt/transcript.ts";
 import type { AgentDefinition, ModelSelection, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
@@ -62,7 +62,7 @@ export interface AgentLease {
 	/** Cloud: the run finished; returns what follows the answer (the branch and pull request it reports). */
 	finished?(result: RunResult): string | undefined;
 	/** Starts the run's Pi tool bridge (absent: nothing to bridge, the bridge is off, or a summary). */
-	bridge?: (handler: BridgeCallHandler) => Promise<BridgeServer>;
+	bridge?: (handler: BridgeCallHandler) => Promise<BridgeRun>;
 }
 
 /** The payload shown to Pi's `before_provider_request` hook; a replacement may change model, mode or prompt text. */

@@ -164,6 +164,7 @@ describe("readEnv", () => {
 			backendUrl: undefined,
 			piToolBridge: true,
 			exposeBuiltinTools: false,
+			exposeBuiltinToolsUnderSafety: false,
 			toolManifest: true,
 			bridgeCallTimeoutMs: undefined,
 			bridgeDebug: false,

@@ -56,6 +56,7 @@ export class ScenarioRunner {
 	private readonly run: RunInfo;
 	private finished = false;
 	private toolCount = 0;
+	private advertisedCache: { name: string; provider: string; toolName: string }[] | undefined;
 
 	constructor(scenario: Scenario, session: RunSession, sink: StreamSink, run: RunInfo) {
 		this.scenario = scenario;
@@ -145,8 +146,10 @@ export class ScenarioRunner {
 		else if ("raw" in step) this.send(step.raw);
 		else if ("rawHex" in step) this.sendBytes(fromHex(step.rawHex));
 		else if ("exec" in step) {
-			const outcome = await this.exec(step.exec);
-			if (!outcome.completed && step.exec.waitForResult !== false) return this.execFailed(outcome.id);
+			const spec = step.exec.mcp?.advertised ? await this.asAdvertised(step.exec) : step.exec;
+			if (!spec) return "continue";
+			const outcome = await this.exec(spec);
+			if (!outcome.completed && spec.waitForResult !== false) return this.execFailed(outcome.id);
 		} else if ("tool" in step) return this.toolMacro(step.tool);
 		else if ("abortExec" in step) this.send({ exec_server_control_message: { abort: { id: step.abortExec } } });
 		else if ("turnEnded" in step) {
@@ -185,6 +188,46 @@ export class ScenarioRunner {
 		if (this.session.workspace) return;
 		await this.exec({ requestContext: true, timeoutMs: 10000 });
 		if (!this.session.workspace) this.problem("could not learn the workspace directory");
+	}
+
+	/**
+	 * The tools the SDK advertised to this run: the run request's `mcp_tools` (the SDK's in-process custom tools) and
+	 * the request context's `tools` (every MCP tool, servers' included), asked once with a hidden exec.
+	 */
+	private async advertisedTools(): Promise<{ name: string; provider: string; toolName: string }[]> {
+		if (this.advertisedCache) return this.advertisedCache;
+		const outcome = await this.exec({ requestContext: true, timeoutMs: 10000 });
+		const context = obj(
+			obj(outcome.results.find((r) => r.summary.resultCase === "request_context_result")?.summary.result?.success)
+				.request_context,
+		);
+		const listed = [
+			...(Array.isArray(obj(this.session.runRequest?.mcp_tools).mcp_tools)
+				? (obj(this.session.runRequest?.mcp_tools).mcp_tools as Json[])
+				: []),
+			...(Array.isArray(context.tools) ? context.tools : []),
+		];
+		this.advertisedCache = listed.map((raw) => {
+			const tool = obj(raw);
+			return {
+				name: String(tool.name ?? ""),
+				provider: String(tool.provider_identifier ?? ""),
+				toolName: String(tool.tool_name ?? ""),
+			};
+		});
+		return this.advertisedCache;
+	}
+
+	/** An `advertised` MCP exec bound to the provider the SDK advertised its tool under, or undefined (not offered). */
+	private async asAdvertised(spec: ExecSpec): Promise<ExecSpec | undefined> {
+		const mcp = spec.mcp;
+		if (!mcp) return spec;
+		const tool = (await this.advertisedTools()).find((candidate) => candidate.toolName === mcp.toolName);
+		if (!tool) {
+			this.run.unadvertisedCalls = [...(this.run.unadvertisedCalls ?? []), mcp.toolName];
+			return undefined;
+		}
+		return { ...spec, mcp: { ...mcp, providerIdentifier: tool.provider, name: tool.name } };
 	}
 
 	private async exec(spec: ExecSpec): Promise<ExecOutcome> {

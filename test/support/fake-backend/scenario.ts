@@ -38,6 +38,13 @@ export interface McpToolSpec {
 	providerIdentifier?: string;
 	/** Advertised name; defaults to `<providerIdentifier>-<toolName>`. */
 	name?: string;
+	/**
+	 * Exec steps only: call the tool the way Cursor's model would, as the SDK advertised it: the provider (and name)
+	 * of the advertised tool whose `tool_name` is `toolName`. In-process tools (`local.customTools`) are listed in the
+	 * run request's `mcp_tools`; an MCP server's tools only in the request context (asked with a hidden exec). A tool
+	 * the SDK did not advertise is not called (a model cannot): the run's `unadvertisedCalls` records it.
+	 */
+	advertised?: boolean;
 	args?: JsonObject;
 	result?: { text: string; isError?: boolean } | { error: string };
 }

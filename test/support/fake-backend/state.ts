@@ -129,6 +129,8 @@ export interface RunInfo {
 	error?: { code: string; message: string };
 	/** Problems of the scenario runner (bad step, exec timeout). */
 	problems: string[];
+	/** `advertised` MCP steps skipped because the SDK did not advertise the tool (their `toolName`). */
+	unadvertisedCalls?: string[];
 }
 
 export class FakeState {
