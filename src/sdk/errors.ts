@@ -1,6 +1,13 @@
 // Classifies SDK failures once, at the edge, and renders bounded, scrubbed messages for Pi.
 
-export type CursorErrorKind = "auth" | "network" | "rate-limit" | "module" | "configuration" | "backend";
+export type CursorErrorKind =
+	| "auth"
+	| "network"
+	| "rate-limit"
+	| "context-overflow"
+	| "module"
+	| "configuration"
+	| "backend";
 
 export interface CursorError {
 	kind: CursorErrorKind;
@@ -130,6 +137,22 @@ function connectionReason({ code, target }: ConnectionFailure): { reason: string
 	}
 }
 
+/**
+ * Cursor's wordings for a prompt longer than the model's context ("Input length exceeds the maximum context length"
+ * and the providers' own texts it passes on). Rate limits that mention tokens are not overflows.
+ */
+const CONTEXT_OVERFLOW =
+	/input length exceeds the maximum context length|exceeds (?:the )?(?:model'?s )?(?:maximum )?context (?:length|window)|maximum context length|context[_ ](?:length|window)[_ ]exceeded|prompt (?:is )?too long|input is too long|too many input tokens|conversation (?:is )?too long|token limit exceeded/i;
+const NOT_OVERFLOW = /rate limit|too many requests|resource_exhausted|quota/i;
+
+/**
+ * What Pi reads as a context overflow (its `isContextOverflow` matches "exceeds the context window"): Pi then
+ * compacts the session and retries the turn. Kept free of Pi's non-overflow words ("rate limit", "too many requests").
+ */
+export function contextOverflowMessage(detail: string): string {
+	return `Cursor context overflow: the prompt exceeds the context window of this model (${detail}). Pi compacts the session and retries.`;
+}
+
 const MODULE_FAILURE =
 	/Cannot find (module|package)|ERR_MODULE_NOT_FOUND|ERR_DLOPEN_FAILED|ERR_UNSUPPORTED_ESM_URL_SCHEME|node:sqlite|bun:sqlite|Failed to load/;
 
@@ -156,6 +179,9 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 			kind: "auth",
 			message: `Cursor rejected the API key: ${clean}. Check CURSOR_API_KEY or run /login to store a valid Cursor API key.`,
 		};
+	}
+	if (CONTEXT_OVERFLOW.test(text) && !NOT_OVERFLOW.test(text)) {
+		return { kind: "context-overflow", message: contextOverflowMessage(clean) };
 	}
 	if (name === "AgentBusyError") {
 		// Not a transient fault: Pi's automatic retry should not hammer it.
