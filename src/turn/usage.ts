@@ -66,12 +66,18 @@ export function trustedTurnUsage(
 	message: Pick<AssistantMessage, "content">,
 	estimateMissing: boolean,
 ): TrustedUsage {
-	const reason = raw ? implausibility(raw, model.contextWindow) : estimateMissing ? "not reported" : undefined;
+	// A report of no input at all is no report: every prompt has tokens.
+	const reported = raw && count(raw.inputTokens) > 0 ? raw : undefined;
+	const reason = reported
+		? implausibility(reported, model.contextWindow)
+		: estimateMissing
+			? "not reported"
+			: undefined;
 	if (!reason) return { usage: raw ? mapTurnUsage(raw, model) : emptyUsage() };
-	const reported = raw ? count(raw.outputTokens) : 0;
+	const answered = raw ? count(raw.outputTokens) : 0;
 	// A report's output stays when it could be one (at most the model's output limit); else the answer is measured.
 	const output =
-		reported > 0 && reported <= (model.maxTokens || reported) ? reported : estimateContentTokens(message.content);
+		answered > 0 && answered <= (model.maxTokens || answered) ? answered : estimateContentTokens(message.content);
 	const usage: Usage = { ...emptyUsage(), ...estimatedUsage(promptTokens, output) };
 	calculateCost(model, usage);
 	return { usage, estimated: reason };
