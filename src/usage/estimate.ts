@@ -2,7 +2,7 @@
 // usage; a report that cannot describe this model's context (cache tokens above the input, a total beyond the
 // context window) or no report at all would make Pi compact for nothing or go blind. Then Pi gets an estimate made
 // from the prompt, and the ledger keeps the raw report beside it, marked as estimated. Pure.
-import type { Message, Usage } from "@earendil-works/pi-ai";
+import { getCurrentSystemPrompt, type Message, type Usage } from "@earendil-works/pi-ai";
 
 /** Characters per token of the estimate (Pi's own estimate uses the same ratio). */
 const CHARS_PER_TOKEN = 4;
@@ -41,7 +41,7 @@ function contentChars(content: unknown): number {
 
 /** The tokens of a prompt (Pi's messages, its system prompt among them), estimated from its size. */
 export function estimatePromptTokens(messages: readonly Message[]): number {
-	let chars = 0;
+	let chars = getCurrentSystemPrompt(messages as Message[]).length;
 	for (const message of messages) chars += contentChars((message as { content?: unknown }).content);
 	return Math.ceil(chars / CHARS_PER_TOKEN);
 }
