@@ -94,7 +94,8 @@ describe("fast on a cloud turn", () => {
 			}
 			const sent = creates(await cloud.fake.requests());
 			expect(sent).toHaveLength(1);
-			const model = (sent[0]?.body as { model?: { id?: string; params?: { id: string }[] } }).model;
+			const body = sent[0]?.body as { model?: { id?: string; params?: { id: string }[] } } | undefined;
+			const model = body?.model;
 			expect(model?.id).toBe("composer-2.5");
 			expect((model?.params ?? []).map((param) => param.id)).not.toContain("fast");
 		},
