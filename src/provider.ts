@@ -25,10 +25,13 @@ export interface ProviderDeps {
 
 const API_KEY = ENV_VARS.apiKey.name;
 
+/** A key as given, trimmed; blanks only count as no key. */
+const usableKey = (key: string | undefined): string | undefined => key?.trim() || undefined;
+
 /** The key Pi resolved for a refresh: a stored/runtime/models.json credential, else the ambient env key. */
 function refreshKey(context: RefreshModelsContext): string | undefined {
 	const credential = context.credential?.type === "api_key" ? context.credential : undefined;
-	return credential?.key || credential?.env?.[API_KEY] || readEnvVar(process.env, "apiKey");
+	return usableKey(credential?.key) ?? usableKey(credential?.env?.[API_KEY]) ?? readEnvVar(process.env, "apiKey");
 }
 
 /** The native Pi provider for Cursor: API-key auth, the cached/fallback catalog, live refresh and the stream. */
@@ -50,9 +53,9 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 					return { type: "api_key", key };
 				},
 				async resolve({ ctx, credential }) {
-					const stored = credential?.key || credential?.env?.[API_KEY];
+					const stored = usableKey(credential?.key) ?? usableKey(credential?.env?.[API_KEY]);
 					if (stored) return { auth: { apiKey: stored }, source: "stored API key" };
-					const ambient = await ctx.env(API_KEY);
+					const ambient = usableKey(await ctx.env(API_KEY));
 					if (ambient) return { auth: { apiKey: ambient }, source: API_KEY };
 					// Logged out: keep the models visible (the turn explains how to log in) unless the user opted out.
 					const hide = readEnvVar(process.env, "hideModelsWhenLoggedOut");

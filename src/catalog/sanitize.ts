@@ -61,9 +61,7 @@ export function sanitizeContextWindows(raw: unknown): Record<string, number> {
 }
 
 function sanitizeItem(raw: unknown): CatalogItem | undefined {
-	if (!isRecord(raw) || typeof raw.id !== "string" || !isModelIdText(raw.id) || typeof raw.displayName !== "string") {
-		return undefined;
-	}
+	if (!isRecord(raw) || typeof raw.id !== "string" || !isModelIdText(raw.id)) return undefined;
 	const item: {
 		id: string;
 		displayName: string;
@@ -71,7 +69,11 @@ function sanitizeItem(raw: unknown): CatalogItem | undefined {
 		aliases?: string[];
 		parameters?: CatalogParameter[];
 		variants?: CatalogVariant[];
-	} = { id: raw.id, displayName: raw.displayName };
+		// Without a display name (or with a blank one) the model is shown under its id, never dropped.
+	} = {
+		id: raw.id,
+		displayName: typeof raw.displayName === "string" && raw.displayName.trim() ? raw.displayName : raw.id,
+	};
 	if (typeof raw.description === "string") item.description = raw.description;
 	if (Array.isArray(raw.aliases)) item.aliases = [...new Set(raw.aliases.filter(isNonEmptyString))];
 	if (Array.isArray(raw.parameters)) item.parameters = compact(raw.parameters.map(sanitizeParameter));

@@ -6,6 +6,7 @@ import type { CloudAgentOptions } from "../sdk/cursor-sdk.ts";
 import { ENV_VARS, type EnvRecord, readEnvVar } from "../settings/env.ts";
 import { booleanWord } from "../settings/env-parse.ts";
 import { checkRepositoryUrl } from "./repo-url.ts";
+import { checkStartingRef } from "./starting-ref.ts";
 
 /** Flag names (without `--`), as registered with `pi.registerFlag`. */
 export const CLOUD_FLAGS = {
@@ -152,6 +153,16 @@ class Resolver {
 		return { kind: "explicit", url: check.url, setting: found.setting };
 	}
 
+	/** A branch name as git would accept it (`refs/heads/x` is `x`); anything else is refused before any request. */
+	startingRef(): string | undefined {
+		const found = this.text("branch", "branch");
+		if (!found) return undefined;
+		const check = checkStartingRef(found.value, found.setting);
+		if (check.ok) return check.ref;
+		this.errors.push(check.message);
+		return undefined;
+	}
+
 	context(): CloudContext {
 		const found = this.text("context", undefined);
 		if (found) {
@@ -212,7 +223,7 @@ class Resolver {
 export function resolveCloudSettings(input: CloudSettingsInput): CloudSettingsResult {
 	const r = new Resolver(input);
 	const repo = r.repo();
-	const branch = r.text("branch", "branch");
+	const branch = r.startingRef();
 	const context = r.context();
 	const directPush = r.bool("directPush", "directPush");
 	const autoCreatePR = r.bool("autoCreatePr", "autoCreatePR");
@@ -226,7 +237,7 @@ export function resolveCloudSettings(input: CloudSettingsInput): CloudSettingsRe
 		ok: true,
 		settings: {
 			repo,
-			...(branch ? { startingRef: branch.value } : {}),
+			...(branch ? { startingRef: branch } : {}),
 			context,
 			...(directPush ? { directPush: directPush.value } : {}),
 			...(autoCreatePR ? { autoCreatePR: autoCreatePR.value } : {}),

@@ -1,6 +1,8 @@
 // Which repository a cloud agent works on. A URL the user gives must be plain HTTPS: no userinfo, query or fragment
-// (they can hold a token). Messages name the rule that failed and never repeat the URL. The workspace's git remote
-// is converted to that form (`git@host:o/r.git` → `https://host/o/r`), its own credentials dropped.
+// (they can hold a token), and a path of plain `owner/repository[.git]` segments once decoded (no dot segments,
+// backslashes, spaces or control characters, encoded or not): a URL is never normalized into another repository.
+// Messages name the rule that failed and never repeat the URL. The workspace's git remote is converted to that form
+// (`git@host:o/r.git` → `https://host/o/r`), its own credentials dropped.
 
 export type RepoUrlCheck = { ok: true; url: string } | { ok: false; message: string };
 
@@ -9,41 +11,79 @@ const FORM = "Use the form https://<host>/<owner>/<repo>";
 /** Where a setting came from, for messages: `--cursor-cloud-repo`, `PI_CURSOR_CLOUD_REPO`, `cloud.repo`, … */
 export type SettingName = string;
 
-/** The canonical form sent to Cursor: lower-case host, no trailing `/` or `.git`. */
-function canonical(url: URL): string {
-	const path = url.pathname.replace(/\/+$/, "").replace(/\.git$/i, "");
-	return `https://${url.host.toLowerCase()}${path}`;
+/** The canonical form sent to Cursor: lower-case host, the decoded plain path without trailing `/` or `.git`. */
+function canonical(url: URL, segments: readonly string[]): string {
+	return `https://${url.host.toLowerCase()}/${segments.join("/").replace(/\.git$/i, "")}`;
 }
 
-/** Why `raw` is not an acceptable repository URL (undefined: it is). Never includes `raw` itself. */
-function problemOf(raw: string): string | undefined {
-	if (raw.trim() === "") return "is empty";
-	if (/[\s\p{Cc}]/u.test(raw)) return "contains spaces or control characters";
+/** One plain path segment: letters, digits, `.`, `_`, `-`, `~`, but never `.` or `..` alone. */
+const SEGMENT = /^[A-Za-z0-9._~-]+$/;
+
+/**
+ * The decoded segments of a URL's path as written (before any URL parser resolves dot segments or backslashes),
+ * or why they are not plain `owner/repository[.git]` segments.
+ */
+function pathSegments(rawPath: string): { ok: true; segments: string[] } | { ok: false; problem: string } {
+	const trimmed = rawPath.replace(/\/+$/, "");
+	if (trimmed === "" || trimmed.replace(/\.git$/i, "") === "")
+		return { ok: false, problem: "names no repository path" };
+	const segments: string[] = [];
+	for (const raw of trimmed.slice(1).split("/")) {
+		let segment: string;
+		try {
+			segment = decodeURIComponent(raw);
+		} catch {
+			return { ok: false, problem: "has a badly encoded path" };
+		}
+		if (/[\s\p{Cc}]/u.test(segment)) return { ok: false, problem: "contains spaces or control characters" };
+		if (segment.includes("\\")) return { ok: false, problem: "contains a backslash" };
+		if (segment === "." || segment === "..") return { ok: false, problem: "contains a . or .. path segment" };
+		if (segment === "" || !SEGMENT.test(segment))
+			return { ok: false, problem: "has a path that is not plain owner/repository segments" };
+		segments.push(segment);
+	}
+	if ((segments.at(-1) ?? "").replace(/\.git$/i, "") === "") return { ok: false, problem: "names no repository path" };
+	if (segments.length < 2) return { ok: false, problem: "has a path that is not plain owner/repository segments" };
+	return { ok: true, segments };
+}
+
+/** Why `raw` is not an acceptable repository URL, or its canonical form. Never includes `raw` itself. */
+function examine(raw: string): { problem: string } | { url: string } {
+	const problem = (why: string) => ({ problem: why });
+	if (raw.trim() === "") return problem("is empty");
+	if (/[\s\p{Cc}]/u.test(raw)) return problem("contains spaces or control characters");
+	if (raw.includes("\\")) return problem("contains a backslash");
 	const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1]?.toLowerCase();
-	if (scheme === undefined) return "is not an https:// URL (SSH and scp-style addresses are not accepted)";
-	if (scheme !== "https") return `uses ${scheme}: instead of https:`;
-	if (!raw.slice(scheme.length + 1).startsWith("//")) return "is not an https:// URL";
+	if (scheme === undefined) return problem("is not an https:// URL (SSH and scp-style addresses are not accepted)");
+	if (scheme !== "https") return problem(`uses ${scheme}: instead of https:`);
+	if (!raw.slice(scheme.length + 1).startsWith("//")) return problem("is not an https:// URL");
 	const authority = raw.slice(scheme.length + 3).split(/[/?#]/, 1)[0] ?? "";
-	if (authority.includes("@")) return "contains a user name or password";
-	if (raw.includes("?")) return "contains a query string";
-	if (raw.includes("#")) return "contains a fragment";
+	if (authority.includes("@")) return problem("contains a user name or password");
+	if (authority === "") return problem("has no host");
+	if (raw.includes("?")) return problem("contains a query string");
+	if (raw.includes("#")) return problem("contains a fragment");
 	let url: URL;
 	try {
 		url = new URL(raw);
 	} catch {
-		return "is not a valid URL";
+		return problem("is not a valid URL");
 	}
-	if (url.hostname === "") return "has no host";
-	if (url.pathname.replace(/\/+$/, "").replace(/\.git$/i, "") === "") return "names no repository path";
-	return undefined;
+	if (url.hostname === "") return problem("has no host");
+	// The path exactly as written: the URL parser would resolve `%2e%2e` and friends into another repository.
+	const path = pathSegments(raw.slice(scheme.length + 3 + authority.length));
+	if (!path.ok) return problem(path.problem);
+	return { url: canonical(url, path.segments) };
 }
 
 /** Accepts a repository URL given by the user (flag, environment, config), in canonical form. */
 export function checkRepositoryUrl(raw: string, setting: SettingName): RepoUrlCheck {
-	const problem = problemOf(raw);
-	if (problem)
-		return { ok: false, message: `${setting} ${problem}. ${FORM} (the value is not shown: it may hold a token).` };
-	return { ok: true, url: canonical(new URL(raw)) };
+	const result = examine(raw);
+	if ("problem" in result)
+		return {
+			ok: false,
+			message: `${setting} ${result.problem}. ${FORM} (the value is not shown: it may hold a token).`,
+		};
+	return { ok: true, url: result.url };
 }
 
 /**
@@ -76,7 +116,9 @@ export function remoteToHttps(remoteUrl: string, remoteName: string): RepoUrlChe
 		}
 		// An SSH or git port says nothing about HTTPS; an HTTPS port is kept.
 		host = scheme === "https" ? url.host : url.hostname;
-		path = url.pathname;
+		// The path as written (the URL parser would resolve dot segments); checked below like a user's URL.
+		const authority = raw.slice(scheme.length + 3).split("/", 1)[0] ?? "";
+		path = raw.slice(scheme.length + 3 + authority.length);
 	} else if (scheme === "http") {
 		return refuse("uses http: (not https:)");
 	} else {

@@ -11,9 +11,12 @@
 // - console (quiet-diagnostics.ts, capability-notices.ts): `console.log` drops the SDK's INFO inventory frames
 //   once a Cursor turn has started, and the SDK's two capability warnings become notices while a send runs (the
 //   listeners are per extension instance). Installed on first use.
+// - stdout (blocking-stdout.ts): on a pipe or socket it blocks, so that what Pi prints right before it calls
+//   process.exit (`--list-models`) reaches a busy reader whole. Installed when the extension loads.
 // - diagnostics channels (src/sdk/sdk-sockets.ts): each extension instance subscribes to Node's socket channels to
 //   close the sockets its own SDK work leaves behind; the subscription only observes.
 
+import { blockOnPipes } from "./blocking-stdout.ts";
 import { installMcpTimeouts, type McpTimeoutInstall, mcpTimeoutNotices } from "./mcp-timeouts.ts";
 import { applyNativePaths, locateNativePaths } from "./native-paths.ts";
 
@@ -27,6 +30,7 @@ export interface ProcessEffects {
 /** Installs the load-time effects (idempotent per process) and returns this extension instance's view of them. */
 export function installProcessEffects(env: NodeJS.ProcessEnv): ProcessEffects {
 	applyNativePaths(env, locateNativePaths());
+	blockOnPipes(process.stdout, 1);
 	const mcpTimeouts = installMcpTimeouts(env);
 	let notices: string[] | undefined = mcpTimeoutNotices(mcpTimeouts);
 	return {

@@ -1,6 +1,13 @@
 // Classifies SDK failures once, at the edge, and renders bounded, scrubbed messages for Pi.
 
-export type CursorErrorKind = "auth" | "network" | "rate-limit" | "module" | "configuration" | "backend";
+export type CursorErrorKind =
+	| "auth"
+	| "network"
+	| "rate-limit"
+	| "context-overflow"
+	| "module"
+	| "configuration"
+	| "backend";
 
 export interface CursorError {
 	kind: CursorErrorKind;
@@ -10,6 +17,26 @@ export interface CursorError {
 
 const MAX_MESSAGE = 600;
 
+// The one scrubber: every message path (errors, notices, tool cards and traces, debug and event logs, echoed settings)
+// goes through `redactSecrets`. Rules, in order:
+// - URL userinfo (`scheme://user:pass@host`, the password may hold `@` and `:`) and SCP-style userinfo
+//   (`user:pass@host:path`; a bare `git@` stays);
+// - cookies (`Cookie:` / `Set-Cookie:` headers and `"cookie": …` fields: the whole value);
+// - query parameters named like a credential (`?access_token=…`, `&sig=…`, `&session_id=…`);
+// - Bearer/Basic credentials, key-shaped tokens and `name = value` pairs of credential names (keys, tokens,
+//   passwords, secrets, session ids).
+
+// URL userinfo: everything between `scheme://` and the authority's last `@`.
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"<>]*@/gi;
+// SCP-style `user[:password]@host:path` (the password may hold `@` and `:`); a plain `git@host:` is no secret.
+const SCP_USERINFO =
+	/(^|[\s"'=(,[<])(?!git@)([^\s@/"'=(,[\]<>:]+(?::[^\s/"<>]*)?)@(?=[A-Za-z0-9][A-Za-z0-9.-]*:(?!\/\/))/g;
+// Cookie headers and fields: the whole value (every cookie of the header).
+const COOKIE_HEADER = /\b((?:set-)?cookie\s*:\s*)[^"\r\n]+/gi;
+const COOKIE_FIELD = /(\\?["']?\b(?:set-)?cookies?\\?["']?\s*[:=]\s*\\?["'])[^"\r\n\\]*/gi;
+// Query parameters whose name says credential.
+const QUERY_SECRET =
+	/([?&;][^=&\s#"']*(?:token|key|secret|sig|signature|password|passwd|pwd|auth|session|sid|credential|code)[^=&\s#"']*=)[^&\s#"']+/gi;
 // Bearer/Basic credentials: in tool output only token-length values ("Basic understanding" stays).
 const AUTH_HEADER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 const AUTH_HEADER_IN_CONTENT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/gi;
@@ -17,14 +44,25 @@ const AUTH_HEADER_IN_CONTENT = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{16,}/gi;
 // long ones with a digit, so identifiers such as `user_settings` survive.
 const KEY_SHAPED = /\b(key|crsr|sk|cursor|user)_[A-Za-z0-9_-]{6,}/g;
 const KEY_SHAPED_IN_CONTENT = /\b(key|crsr|sk|cursor|user)_(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{16,}/g;
-// `token = …` pairs: in tool output only a long literal value (not `token: string` or `token = getToken()`).
-const SECRET_PAIR = /\b(api[_-]?key|token|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi;
-const SECRET_PAIR_IN_CONTENT =
-	/\b(api[_-]?key|token|authorization)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{12,}(?![\w(.])/gi;
+// `token = …` pairs of credential names: in tool output only a long literal value (not `token: string` or
+// `token = getToken()`). Session ids go in both variants, whatever their length; a bare `session` or `sid` counts only
+// as `session=…` (cookie style): "this session: …" is prose. The separator may be JSON, escaped or not (`\":\"`).
+const SEPARATOR = `(\\\\?["']?\\s*[:=]\\s*\\\\?["']?)`;
+const SECRET_NAME =
+	"api[_-]?key|(?:access[_-]?|refresh[_-]?|id[_-]?|csrf[_-]?|xsrf[_-]?)?token|authorization|password|passwd|client[_-]?secret|secret";
+const SECRET_PAIR = new RegExp(`\\b(${SECRET_NAME})${SEPARATOR}[^\\s"',;&}]+`, "gi");
+const SECRET_PAIR_IN_CONTENT = new RegExp(`\\b(${SECRET_NAME})${SEPARATOR}[A-Za-z0-9._~+/=-]{12,}(?![\\w(.])`, "gi");
+const SESSION_PAIR = new RegExp(
+	`\\b((?:[a-z]+[_-]?)?session[_-]?(?:id|token|key)|j?sessionid|phpsessid)${SEPARATOR}[^\\s"',;&}\\\\]+`,
+	"gi",
+);
+const SESSION_COOKIE = /\b(session|sid)=[^\s"',;&}]+/gi;
+// An `Authorization:` header's credential, whatever its length (also in tool output).
+const AUTHORIZATION_HEADER = /\b(authorization\s*:\s*)(?:(Bearer|Basic|token)\s+)?[^\s"',;]+/gi;
 
 /**
- * Replaces secrets (keys, bearer tokens, URL userinfo, known secret values) with `[redacted]`; nothing else changes.
- * `content: true` is the gentler variant for tool output.
+ * Replaces secrets (userinfo, cookies, credential query parameters, keys, bearer tokens, credential pairs and known
+ * secret values) with `[redacted]`; nothing else changes. `content: true` is the gentler variant for tool output.
  */
 export function redactSecrets(
 	text: string,
@@ -33,12 +71,22 @@ export function redactSecrets(
 ): string {
 	let out = text;
 	for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
-	// URL userinfo first: the other patterns could eat a URL's scheme (`Bearer https://user:pass@…`) and hide it.
+	// Userinfo first: the other patterns could eat a URL's scheme (`Bearer https://user:pass@…`) and hide it.
 	return out
-		.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+(?::[^/\s@]*)?@/gi, "$1[redacted]@")
+		.replace(URL_USERINFO, "$1[redacted]@")
+		.replace(SCP_USERINFO, "$1[redacted]@")
+		.replace(COOKIE_HEADER, "$1[redacted]")
+		.replace(COOKIE_FIELD, "$1[redacted]")
+		.replace(QUERY_SECRET, "$1[redacted]")
+		.replace(
+			AUTHORIZATION_HEADER,
+			(_m, head: string, scheme?: string) => `${head}${scheme ? `${scheme} ` : ""}[redacted]`,
+		)
 		.replace(options.content ? AUTH_HEADER_IN_CONTENT : AUTH_HEADER, "$1 [redacted]")
 		.replace(options.content ? KEY_SHAPED_IN_CONTENT : KEY_SHAPED, "[redacted]")
-		.replace(options.content ? SECRET_PAIR_IN_CONTENT : SECRET_PAIR, "$1$2[redacted]");
+		.replace(options.content ? SECRET_PAIR_IN_CONTENT : SECRET_PAIR, "$1$2[redacted]")
+		.replace(SESSION_PAIR, "$1$2[redacted]")
+		.replace(SESSION_COOKIE, "$1=[redacted]");
 }
 
 /** Removes secrets (see {@link redactSecrets}) and stack frames; bounds the length. */
@@ -130,6 +178,22 @@ function connectionReason({ code, target }: ConnectionFailure): { reason: string
 	}
 }
 
+/**
+ * Cursor's wordings for a prompt longer than the model's context ("Input length exceeds the maximum context length"
+ * and the providers' own texts it passes on). Rate limits that mention tokens are not overflows.
+ */
+const CONTEXT_OVERFLOW =
+	/input length exceeds the maximum context length|exceeds (?:the )?(?:model'?s )?(?:maximum )?context (?:length|window)|maximum context length|context[_ ](?:length|window)[_ ]exceeded|prompt (?:is )?too long|input is too long|too many input tokens|conversation (?:is )?too long|token limit exceeded/i;
+const NOT_OVERFLOW = /rate limit|too many requests|resource_exhausted|quota/i;
+
+/**
+ * What Pi reads as a context overflow (its `isContextOverflow` matches "exceeds the context window"): Pi then
+ * compacts the session and retries the turn. Kept free of Pi's non-overflow words ("rate limit", "too many requests").
+ */
+export function contextOverflowMessage(detail: string): string {
+	return `Cursor context overflow: the prompt exceeds the context window of this model (${detail}). Pi compacts the session and retries.`;
+}
+
 const MODULE_FAILURE =
 	/Cannot find (module|package)|ERR_MODULE_NOT_FOUND|ERR_DLOPEN_FAILED|ERR_UNSUPPORTED_ESM_URL_SCHEME|node:sqlite|bun:sqlite|Failed to load/;
 
@@ -156,6 +220,9 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 			kind: "auth",
 			message: `Cursor rejected the API key: ${clean}. Check CURSOR_API_KEY or run /login to store a valid Cursor API key.`,
 		};
+	}
+	if (CONTEXT_OVERFLOW.test(text) && !NOT_OVERFLOW.test(text)) {
+		return { kind: "context-overflow", message: contextOverflowMessage(clean) };
 	}
 	if (name === "AgentBusyError") {
 		// Not a transient fault: Pi's automatic retry should not hammer it.

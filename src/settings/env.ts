@@ -8,7 +8,6 @@ import {
 	DEFAULT_SETTING_SOURCES,
 	decimalMs,
 	MAX_TIMER_MS,
-	nonEmptyText,
 	type Parsed,
 	type Parser,
 	positiveWholeNumber,
@@ -60,7 +59,8 @@ export const ENV_VARS = {
 	apiKey: entry<string | undefined>({
 		name: "CURSOR_API_KEY",
 		default: undefined,
-		parse: nonEmptyText,
+		// A key of blanks only is no key: no catalog fetch or turn is attempted with it.
+		parse: trimmedText,
 		shown: "–",
 		meaning: "the Cursor API key when Pi has none stored",
 	}),

@@ -4,6 +4,7 @@
 import type { Usage } from "@earendil-works/pi-ai";
 import type { InteractionUpdate, ModelSelection } from "../sdk/cursor-sdk.ts";
 import type { CursorErrorKind } from "../sdk/errors.ts";
+import type { UsageEstimateReason } from "../usage/estimate.ts";
 import type { CursorTurnUsage } from "./usage.ts";
 
 export type SendOutcome = "finished" | "error" | "aborted";
@@ -26,6 +27,8 @@ export interface SendEnded extends Omit<SendStarted, "agentId"> {
 	rawUsage: CursorTurnUsage | undefined;
 	/** What Pi was given for this message. */
 	mappedUsage: Usage | undefined;
+	/** Why `mappedUsage` is an estimate from the prompt rather than Cursor's report (see src/usage/estimate.ts). */
+	usageEstimate?: UsageEstimateReason;
 	/** Scrubbed error message for `error` outcomes. */
 	error?: string;
 	/** The class of that error (network, auth, …). */

@@ -44,12 +44,14 @@ export function notifySendEnded(
 	failure?: TurnFailure,
 ): void {
 	if (!observer?.sendEnded) return;
-	translator?.applyUsage();
+	translator?.applyUsage(outcome === "finished");
+	const estimated = translator?.usageEstimate;
 	notifyObserver(observer, "sendEnded", {
 		...live.send,
 		outcome,
 		rawUsage: live.rawUsage,
 		mappedUsage: translator?.message.usage,
+		...(estimated ? { usageEstimate: estimated } : {}),
 		...(failure ? { error: failure.message } : {}),
 		...(failure && failure.kind !== "aborted" ? { errorKind: failure.kind } : {}),
 		endedAt: Date.now(),

@@ -43,6 +43,15 @@ export function flagError(settings: EffectiveSettingsInput): string | undefined 
 	return runtime.ok ? undefined : runtime.error;
 }
 
+/**
+ * A cloud turn's selection: Cursor Cloud has no fast control (the footer says `fast:n/a`), so neither a forced value,
+ * a `:fast`/`:slow` row nor the catalog variant's own `fast` is sent.
+ */
+function withoutFast(row: ResolvedRow, level: SimpleStreamOptions["reasoning"]): TurnSetup["selection"] {
+	const built = buildModelSelection({ ...row.meta, forcedFast: undefined }, row.item, level, undefined);
+	return { ...built, params: built.params?.filter((param) => param.id !== "fast") };
+}
+
 export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError {
 	const { row, settings, env } = input;
 	if (!row) {
@@ -50,7 +59,7 @@ export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError
 			`Unknown Cursor model "cursor/${input.modelId}". Run \`pi --list-models cursor\` to list valid ids, or /cursor-refresh-models to update the catalog.`,
 		);
 	}
-	const apiKey = input.options?.apiKey;
+	const apiKey = input.options?.apiKey?.trim();
 	if (!apiKey) {
 		return { kind: "auth", message: "No Cursor API key: set CURSOR_API_KEY or run /login (API key → Cursor)." };
 	}
@@ -66,7 +75,10 @@ export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError
 		apiKey,
 		runtime,
 		baseModelId: row.meta.baseId,
-		selection: buildModelSelection(row.meta, row.item, input.options?.reasoning, fast),
+		selection:
+			runtime === "cloud"
+				? withoutFast(row, input.options?.reasoning)
+				: buildModelSelection(row.meta, row.item, input.options?.reasoning, fast),
 		mode: effective.mode.ok ? effective.mode.mode : "agent",
 		...(runtime === "cloud" ? CLOUD_BOUNDS : { timeouts: local }),
 		liveRunIdleMs: env.liveRunIdleDisposeMs,

@@ -14,6 +14,7 @@ import { quietSdkDiagnostics } from "../process/quiet-diagnostics.ts";
 import type { TurnEntry, TurnRuntime } from "../runtime/types.ts";
 import type { InteractionUpdate } from "../sdk/cursor-sdk.ts";
 import { classifyCursorError } from "../sdk/errors.ts";
+import { estimatePromptTokens } from "../usage/estimate.ts";
 import { LiveRun } from "./live-run.ts";
 import { notifyObserver, type SendStarted } from "./observer.ts";
 import { notifySendEnded, ProviderTurn } from "./provider-turn.ts";
@@ -44,7 +45,7 @@ export function streamCursorTurn(
 	options: SimpleStreamOptions | undefined,
 ): AssistantMessageEventStream {
 	const out = createAssistantMessageEventStream();
-	const translator = new TurnTranslator(out, model);
+	const translator = new TurnTranslator(out, model, estimatePromptTokens(context.messages));
 	quietSdkDiagnostics();
 	void runTurn(entry, translator, model, context, options).catch((error: unknown) => {
 		translator.fail(options?.signal?.aborted ? ABORTED : classifyCursorError(error, [options?.apiKey]));

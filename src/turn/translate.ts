@@ -8,7 +8,8 @@ import type {
 } from "@earendil-works/pi-ai";
 import type { InteractionUpdate } from "../sdk/cursor-sdk.ts";
 import type { CursorError } from "../sdk/errors.ts";
-import { type CursorTurnUsage, emptyUsage, mapTurnUsage } from "./usage.ts";
+import type { UsageEstimateReason } from "../usage/estimate.ts";
+import { type CursorTurnUsage, emptyUsage, trustedTurnUsage } from "./usage.ts";
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
 	typeof value === "object" && value !== null && !Array.isArray(value);
@@ -47,10 +48,14 @@ export class TurnTranslator {
 	private open: { block: TextContent | ThinkingContent; index: number } | undefined;
 	private usage: CursorTurnUsage | undefined;
 	private ended = false;
+	/** Why the message's usage is an estimate (undefined: it is Cursor's report, mapped). */
+	private estimate: UsageEstimateReason | undefined;
 
 	constructor(
 		private readonly out: AssistantMessageEventStream,
 		private readonly model: Model<string>,
+		/** The prompt's tokens as estimated from Pi's context: the fallback when Cursor's report cannot be used. */
+		private readonly promptTokens = 0,
 	) {
 		this.message = {
 			role: "assistant",
@@ -71,6 +76,11 @@ export class TurnTranslator {
 	/** The run's `turn-ended` usage exactly as the SDK reported it. */
 	get rawUsage(): CursorTurnUsage | undefined {
 		return this.usage;
+	}
+
+	/** Why the message's usage is an estimate, if it is one. */
+	get usageEstimate(): UsageEstimateReason | undefined {
+		return this.estimate;
 	}
 
 	start(): void {
@@ -174,9 +184,14 @@ export class TurnTranslator {
 		}
 	}
 
-	/** Gives the message its usage from the run's `turn-ended` report (also before the terminal event). */
-	applyUsage(): void {
-		if (this.usage) this.message.usage = mapTurnUsage(this.usage, this.model);
+	/**
+	 * Gives the message its usage from the run's `turn-ended` report (also before the terminal event), or an estimate
+	 * when the report cannot be trusted; `ended` (a normal end) also estimates a missing report.
+	 */
+	applyUsage(ended = true): void {
+		const trusted = trustedTurnUsage(this.usage, this.model, this.promptTokens, this.message, ended);
+		this.message.usage = trusted.usage;
+		this.estimate = trusted.estimated;
 	}
 
 	/** Ends the turn successfully. `finalText` (the run result) is shown only when no text streamed. */
@@ -195,7 +210,7 @@ export class TurnTranslator {
 	fail(error: CursorError | { kind: "aborted"; message: string }): void {
 		if (this.ended) return;
 		this.close();
-		this.applyUsage();
+		this.applyUsage(false);
 		this.ended = true;
 		const reason = error.kind === "aborted" ? "aborted" : "error";
 		this.message.stopReason = reason;

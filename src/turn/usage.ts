@@ -1,4 +1,5 @@
-import { calculateCost, type Model, type Usage } from "@earendil-works/pi-ai";
+import { type AssistantMessage, calculateCost, type Model, type Usage } from "@earendil-works/pi-ai";
+import { estimateContentTokens, estimatedUsage, implausibility, type UsageEstimateReason } from "../usage/estimate.ts";
 
 /** `turn-ended` usage as the SDK reports it: `inputTokens` is the full prompt, cache tokens included. */
 export interface CursorTurnUsage {
@@ -45,4 +46,39 @@ export function mapTurnUsage(raw: CursorTurnUsage, model: Model<string>): Usage 
 	if (reasoning > 0) usage.reasoning = reasoning;
 	calculateCost(model, usage);
 	return usage;
+}
+
+/** The usage Pi is given for a message, and why it is an estimate when it is one. */
+export interface TrustedUsage {
+	usage: Usage;
+	estimated?: UsageEstimateReason;
+}
+
+/**
+ * The usage Pi can trust for `message`: Cursor's report mapped (see {@link mapTurnUsage}) when it can describe this
+ * model's context; else an estimate from the prompt (`promptTokens`) and the answer. A missing report is estimated only
+ * when `estimateMissing` (a message that ended normally); a failed one keeps zeros, which Pi estimates itself.
+ */
+export function trustedTurnUsage(
+	raw: CursorTurnUsage | undefined,
+	model: Model<string>,
+	promptTokens: number,
+	message: Pick<AssistantMessage, "content">,
+	estimateMissing: boolean,
+): TrustedUsage {
+	// A report of no input at all is no report: every prompt has tokens.
+	const reported = raw && count(raw.inputTokens) > 0 ? raw : undefined;
+	const reason = reported
+		? implausibility(reported, model.contextWindow)
+		: estimateMissing
+			? "not reported"
+			: undefined;
+	if (!reason) return { usage: raw ? mapTurnUsage(raw, model) : emptyUsage() };
+	const answered = raw ? count(raw.outputTokens) : 0;
+	// A report's output stays when it could be one (at most the model's output limit); else the answer is measured.
+	const output =
+		answered > 0 && answered <= (model.maxTokens || answered) ? answered : estimateContentTokens(message.content);
+	const usage: Usage = { ...emptyUsage(), ...estimatedUsage(promptTokens, output) };
+	calculateCost(model, usage);
+	return { usage, estimated: reason };
 }

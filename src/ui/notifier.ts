@@ -1,7 +1,11 @@
 // Where a session's messages go: Pi's notifications and status line in UI modes, stderr in print and JSON modes
 // (stdout stays the answer's).
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { redactSecrets } from "../sdk/errors.ts";
 import type { Notify } from "./types.ts";
+
+/** Every notice passes the one scrubber (its gentler variant: notices quote paths, commands and model ids). */
+const scrubbed = (message: string) => redactSecrets(message, [], { content: true });
 
 export class Notifier {
 	private ui: ExtensionContext["ui"] | undefined;
@@ -13,14 +17,14 @@ export class Notifier {
 
 	/** A user-facing notice (informational ones are dropped without a UI). */
 	readonly notify: Notify = (message, type = "info") => {
-		if (this.ui) this.ui.notify(message, type);
-		else if (type !== "info") console.error(message);
+		if (this.ui) this.ui.notify(scrubbed(message), type);
+		else if (type !== "info") console.error(scrubbed(message));
 	};
 
 	/** Output the user asked for (command results). */
 	readonly report: Notify = (message, type = "info") => {
-		if (this.ui) this.ui.notify(message, type);
-		else console.error(message);
+		if (this.ui) this.ui.notify(scrubbed(message), type);
+		else console.error(scrubbed(message));
 	};
 
 	/** A yes/no question; false without a UI. */

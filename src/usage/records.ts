@@ -8,6 +8,7 @@ import type { CursorErrorKind } from "../sdk/errors.ts";
 import { isRecord } from "../settings/plain-data.ts";
 import type { SendEnded } from "../turn/observer.ts";
 import type { CursorTurnUsage } from "../turn/usage.ts";
+import { ESTIMATE_REASONS, type UsageEstimateReason } from "./estimate.ts";
 
 export const RECORD_VERSION = 1 as const;
 
@@ -23,6 +24,8 @@ export interface MappedUsage {
 	totalTokens: number;
 	reasoning?: number;
 	cost: number;
+	/** Set when Pi was given an estimate from the prompt instead of Cursor's report (kept as `raw`), and why. */
+	estimated?: UsageEstimateReason;
 }
 
 /** One Cursor send: written when it ended (finished, failed or aborted). */
@@ -44,7 +47,15 @@ export interface SendRecord {
 	endedAt: number;
 }
 
-const ERROR_KINDS: readonly CursorErrorKind[] = ["auth", "network", "rate-limit", "module", "configuration", "backend"];
+const ERROR_KINDS: readonly CursorErrorKind[] = [
+	"auth",
+	"network",
+	"rate-limit",
+	"context-overflow",
+	"module",
+	"configuration",
+	"backend",
+];
 
 export interface BilledTokens {
 	inputTokens: number;
@@ -130,7 +141,9 @@ export function sendRecordOf(sessionId: string, send: SendEnded): SendRecord {
 		kind: send.kind,
 		outcome: send.outcome,
 		raw: send.rawUsage ? toRawUsage(send.rawUsage) : null,
-		mapped: send.mappedUsage ? toMappedUsage(send.mappedUsage) : null,
+		mapped: send.mappedUsage
+			? { ...toMappedUsage(send.mappedUsage), ...(send.usageEstimate ? { estimated: send.usageEstimate } : {}) }
+			: null,
 		...(send.error ? { error: send.error } : {}),
 		...(send.errorKind ? { errorKind: send.errorKind } : {}),
 		startedAt: send.startedAt,
@@ -206,6 +219,7 @@ const MAPPED_USAGE = Type.Object({
 	totalTokens: COUNT,
 	cost: COUNT,
 	reasoning: LENIENT,
+	estimated: LENIENT,
 });
 const SEND_RECORD = Type.Object({
 	...RECORD_HEAD,
@@ -255,6 +269,9 @@ export function parseRecord(value: unknown): JournalRecord | undefined {
 				totalTokens: mapped.totalTokens,
 				...(isCount(mapped.reasoning) ? { reasoning: mapped.reasoning } : {}),
 				cost: mapped.cost,
+				...(ESTIMATE_REASONS.includes(mapped.estimated as UsageEstimateReason)
+					? { estimated: mapped.estimated as UsageEstimateReason }
+					: {}),
 			},
 			...(typeof value.error === "string" ? { error: value.error } : {}),
 			...(ERROR_KINDS.includes(value.errorKind as CursorErrorKind)

@@ -1,4 +1,5 @@
 // /cursor-usage: pure summaries of journal records and their text rendering.
+import type { UsageEstimateReason } from "./estimate.ts";
 import type { InheritedHistory } from "./inherited.ts";
 import type { BilledRecord, JournalRecord, SendRecord } from "./records.ts";
 
@@ -204,6 +205,13 @@ const shortId = (id: string) => (id.length > 20 ? `${id.slice(0, 20)}…` : id);
 /** `1 send`, `2 sends`. */
 export const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
+/** Why Pi counts an estimate for a send. */
+const ESTIMATE_WHY: Record<UsageEstimateReason, string> = {
+	"not reported": "Cursor reported no usage",
+	"cache exceeds input": "the raw report's cache tokens exceed its input",
+	"exceeds the context window": "the raw report exceeds the model's context window",
+};
+
 function rawLine(raw: RawTotals): string {
 	const reasoning = raw.reasoning > 0 ? ` · reasoning ${raw.reasoning}` : "";
 	return `raw input ${raw.input} (cache read ${raw.cacheRead}, cache write ${raw.cacheWrite}) · output ${raw.output}${reasoning}`;
@@ -262,9 +270,24 @@ export function renderUsageView(view: UsageView): string {
 			lines.push(`  (${counted(view.sends.length - listed.length, "earlier send")} not listed)`);
 		const first = view.sends.length - listed.length;
 		listed.forEach((send, i) => {
+			const mapped = send.mapped
+				? mappedLine({
+						input: send.mapped.input,
+						output: send.mapped.output,
+						cacheRead: send.mapped.cacheRead,
+						cacheWrite: send.mapped.cacheWrite,
+						total: send.mapped.totalTokens,
+						cost: send.mapped.cost,
+					})
+				: "not mapped";
+			// An estimate is marked, with the raw report it replaced beside it.
+			const estimated = send.mapped?.estimated;
+			const shown = estimated ? `${mapped.replace(/^mapped /, "estimated ")} (${ESTIMATE_WHY[estimated]})` : mapped;
 			const usage = send.raw
-				? `${rawLine({ input: send.raw.inputTokens, output: send.raw.outputTokens, cacheRead: send.raw.cacheReadTokens, cacheWrite: send.raw.cacheWriteTokens, reasoning: send.raw.reasoningTokens ?? 0 })} → ${send.mapped ? mappedLine({ input: send.mapped.input, output: send.mapped.output, cacheRead: send.mapped.cacheRead, cacheWrite: send.mapped.cacheWrite, total: send.mapped.totalTokens, cost: send.mapped.cost }) : "not mapped"}`
-				: "usage not reported";
+				? `${rawLine({ input: send.raw.inputTokens, output: send.raw.outputTokens, cacheRead: send.raw.cacheReadTokens, cacheWrite: send.raw.cacheWriteTokens, reasoning: send.raw.reasoningTokens ?? 0 })} → ${shown}`
+				: estimated
+					? shown
+					: "usage not reported";
 			const kind = send.kind === "summary" ? " (summary)" : "";
 			lines.push(`  #${first + i + 1} ${time(send.startedAt)} ${send.model.id}${kind} ${outcomeOf(send)}: ${usage}`);
 		});
@@ -307,7 +330,7 @@ export function renderUsageView(view: UsageView): string {
 	if (view.truncated) lines.push("The journal is over its 16 MiB ceiling: only its beginning was read.");
 	lines.push("");
 	lines.push(
-		"raw = Cursor's turn-ended figures (input includes cache); mapped = what Pi's footer counts; billed = Cursor's getUsage, not a final invoice.",
+		"raw = Cursor's turn-ended figures (input includes cache); mapped = what Pi's footer counts; estimated = what Pi counts instead of a missing or impossible report (made from the prompt); billed = Cursor's getUsage, not a final invoice.",
 	);
 	return lines.join("\n");
 }

@@ -398,7 +398,7 @@ describe("what a cloud turn shows", () => {
 	);
 
 	test(
-		"an answer only the run's result carries is shown; no usage without turn-ended; a quiet run outlives the local deadlines",
+		"an answer only the run's result carries is shown; an estimated usage without turn-ended; a quiet run outlives the local deadlines",
 		async () => {
 			const home = homes.create(NO_RETRY);
 			const result = await piIn(home, [...CLOUD_ARGS, "--mode", "json", "Answer [[result-only]]"]);
@@ -407,7 +407,9 @@ describe("what a cloud turn shows", () => {
 				.find((r) => r.type === "agent_end")
 				?.messages?.at(-1);
 			expect(JSON.stringify(last?.content)).toContain("Only in the result.");
-			expect(last?.usage).toMatchObject({ input: 0, output: 0 });
+			// No turn-ended usage: Pi gets an estimate from the prompt (never zeros, which would blind its context meter).
+			expect(last?.usage?.input).toBeGreaterThan(100);
+			expect(last?.usage).toMatchObject({ cacheRead: 0, totalTokens: last?.usage?.input + last?.usage?.output });
 			const quiet = await piIn(home, [...CLOUD_ARGS, "-p", "Slow [[quiet]]"], {
 				PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "500",
 				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "500",

@@ -58,12 +58,11 @@ const validItem = fc
 	})
 	.map((item) => JSON.parse(JSON.stringify(item)) as Record<string, unknown>);
 
-/** An entry no catalog may keep: not an object, no usable id, no display name, or an id Pi cannot select. */
+/** An entry no catalog may keep: not an object, no usable id, or an id Pi cannot select. */
 const junkItem = fc.oneof(
 	fc.oneof(fc.constant(null), fc.integer(), fc.boolean(), fc.string(), fc.array(anyJson, { maxLength: 2 })),
 	fc.record({ displayName: fc.string() }),
 	fc.record({ id: wrongTyped.filter((v) => typeof v !== "string" || v === ""), displayName: fc.string() }),
-	fc.record({ id: idText, displayName: wrongTyped.filter((v) => typeof v !== "string") }),
 	fc.record({
 		id: fc.tuple(idText, fc.constantFrom(" ", "\n", "@", ":", "\u0000", "\t"), idText).map((p) => p.join("")),
 		displayName: fc.string(),
@@ -82,6 +81,19 @@ const payload = fc.array(
 	fc.oneof(
 		{ weight: 3, arbitrary: validItem.map((item) => ({ item, valid: true })) },
 		{ weight: 2, arbitrary: junkItem.map((item) => ({ item: item as unknown, valid: false })) },
+		// No display name (missing, blank or wrongly typed): shown under its id, never dropped.
+		{
+			weight: 1,
+			arbitrary: fc
+				.tuple(
+					idText,
+					fc.oneof(
+						wrongTyped.filter((v) => typeof v !== "string"),
+						fc.constantFrom("", " \n"),
+					),
+				)
+				.map(([id, displayName]) => ({ item: { id, displayName } as unknown, valid: true, nameless: true })),
+		},
 		{
 			weight: 2,
 			arbitrary: fc
@@ -124,6 +136,13 @@ test("live /v1/models payloads: a bad entry drops that entry only; the rows are 
 			}
 			const expectedIds = [...new Set(entries.filter((e) => e.valid).map((e) => (e.item as { id: string }).id))];
 			expect(items.map((item) => item.id)).toEqual(expectedIds.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+			for (const entry of entries) {
+				if (!("nameless" in entry)) continue;
+				const id = (entry.item as { id: string }).id;
+				const kept = items.find((item) => item.id === id);
+				const first = entries.find((e) => e.valid && (e.item as { id: string }).id === id);
+				if (first === entry) expect(kept?.displayName).toBe(id);
+			}
 			checkCatalog(items);
 		}),
 		1500,

@@ -108,6 +108,23 @@ describe("cloud settings", () => {
 		expect(settings({ env: { [CLOUD_ENV.envFromFiles]: "0" }, config: { envNames: [] } }).repo.kind).toBe("origin");
 	});
 
+	test("starting branches: refs/heads/x is x; tags, HEAD and ranges are refused before any request", () => {
+		expect(settings({ flags: { branch: "refs/heads/feature/x" } }).startingRef).toBe("feature/x");
+		expect(settings({ env: { [CLOUD_ENV.branch]: "release-1.2" } }).startingRef).toBe("release-1.2");
+		for (const [branch, why] of [
+			["refs/tags/v1.0", "names a ref that is not a branch"],
+			["HEAD", "names HEAD, not a branch"],
+			["main..dev", "contains '..'"],
+			["feat.lock", "has a component ending with '.lock'"],
+			["-x", "starts with '-'"],
+		]) {
+			expect(errors({ flags: { branch } })).toEqual([
+				expect.stringContaining(`--cursor-cloud-branch is not a branch name: it ${why}`),
+			]);
+		}
+		expect(errors({ config: { branch: "a..b" } })[0]).toContain("cursor-sdk.json cloud.branch is not a branch name");
+	});
+
 	test("every problem is reported at once; a bad repository URL is never repeated", () => {
 		const url = "https://me:ghp_secret123456@github.com/acme/app";
 		const all = errors({ flags: { repo: url, envType: "vm" }, config: { allowLocalState: 1 } });

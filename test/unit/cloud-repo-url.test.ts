@@ -10,6 +10,8 @@ describe("repository URLs given by the user", () => {
 		["https://github.com/acme/app.git", "https://github.com/acme/app"],
 		["https://GitHub.com/acme/app/", "https://github.com/acme/app"],
 		["https://git.example.com:8443/group/sub/app", "https://git.example.com:8443/group/sub/app"],
+		["https://github.com/%61cme/app.git", "https://github.com/acme/app"],
+		["https://github.com/acme/.github", "https://github.com/acme/.github"],
 	])("%s is accepted as %s", (raw, url) => {
 		expect(checkRepositoryUrl(raw, FLAG)).toEqual({ ok: true, url });
 	});
@@ -28,6 +30,20 @@ describe("repository URLs given by the user", () => {
 		["https://github.com", "names no repository path"],
 		["https:github.com/acme/app", "is not an https:// URL"],
 		["https://github.com/acme/my app", "contains spaces or control characters"],
+		// The path, decoded, must be plain owner/repository segments: never resolved into another repository.
+		["https://github.com/a/%2e%2e/repo.git", "contains a . or .. path segment"],
+		["https://github.com/a/%2E%2e/%2e%2E/repo", "contains a . or .. path segment"],
+		["https://github.com/acme/./app", "contains a . or .. path segment"],
+		["https://github.com/acme/%2e%2e%2fother", "has a path that is not plain owner/repository segments"],
+		["https://github.com/acme/app%5c..%5cother", "contains a backslash"],
+		["https://github.com/acme\\app", "contains a backslash"],
+		["https://github.com/acme/app%0a", "contains spaces or control characters"],
+		["https://github.com/acme/my%20app", "contains spaces or control characters"],
+		["https://github.com/acme/app%zz", "has a badly encoded path"],
+		["https://github.com/acme//app", "has a path that is not plain owner/repository segments"],
+		["https://github.com/app.git", "has a path that is not plain owner/repository segments"],
+		["https://github.com/acme/.git", "names no repository path"],
+		["https:///acme/app", "has no host"],
 		["", "is empty"],
 	])("%s is refused: %s", (raw, why) => {
 		const check = checkRepositoryUrl(raw, FLAG);
@@ -100,6 +116,8 @@ describe("git remotes in HTTPS form", () => {
 		["C:\\repos\\app", "is not a network repository"],
 		["https://github.com/acme/app.git?ref=tok3nvalue", "has a query or fragment"],
 		["git@github.com:acme/app?tok3nvalue", "has an unusable URL"],
+		["ssh://git@github.com/acme/x/%2e%2e/app.git", "has an unusable URL"],
+		["git@github.com:acme/../other.git", "has an unusable URL"],
 	])("%s is refused (%s), naming the remote only", (remote, why) => {
 		const check = remoteToHttps(remote, "upstream");
 		expect(check).toEqual({ ok: false, message: expect.stringContaining(`The git remote "upstream" ${why}`) });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { type AssistantMessage, isContextOverflow } from "@earendil-works/pi-ai";
 import { classifyCursorError, scrubText } from "../../src/sdk/errors.ts";
 
 describe("scrubText", () => {
@@ -115,5 +116,45 @@ describe("classifyCursorError", () => {
 			const classified = classifyCursorError(sdkNetworkError({}));
 			expect(classified.message).toStartWith("Cursor connection failed (network error): Network request failed");
 		});
+	});
+});
+
+describe("context overflow reaches Pi as its own context-overflow error (Pi compacts and retries)", () => {
+	const asPiSees = (errorMessage: string) =>
+		({
+			role: "assistant",
+			content: [],
+			api: "cursor",
+			provider: "cursor",
+			model: "composer-2.5",
+			usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: {} },
+			stopReason: "error",
+			errorMessage,
+			timestamp: 0,
+		}) as unknown as AssistantMessage;
+
+	test.each([
+		"[invalid_argument] Input length exceeds the maximum context length",
+		"[unknown] Input length exceeds the maximum context length (212345 > 200000)",
+		"[internal] This model's maximum context length is 200000 tokens",
+		"[invalid_argument] prompt is too long: 210000 tokens > 200000 maximum",
+		"[failed_precondition] context_length_exceeded",
+		"Your conversation is too long. Please start a new chat.",
+		"[invalid_argument] request exceeds the model's context window",
+	])("%s", (text) => {
+		const classified = classifyCursorError(new Error(text));
+		expect(classified.kind).toBe("context-overflow");
+		expect(classified.message).toStartWith("Cursor context overflow:");
+		expect(isContextOverflow(asPiSees(classified.message))).toBe(true);
+	});
+
+	test.each([
+		"[resource_exhausted] too many input tokens per minute: rate limit",
+		"[internal] something broke",
+		"[unavailable] backend overloaded",
+	])("not an overflow: %s", (text) => {
+		const classified = classifyCursorError(new Error(text));
+		expect(classified.kind).not.toBe("context-overflow");
+		expect(isContextOverflow(asPiSees(classified.message))).toBe(false);
 	});
 });
