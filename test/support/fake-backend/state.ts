@@ -129,6 +129,10 @@ export interface RunInfo {
 	error?: { code: string; message: string };
 	/** Problems of the scenario runner (bad step, exec timeout). */
 	problems: string[];
+	/** Steers (`Run.steer`) this run received, with the state it answered and the bytes of their append message. */
+	steers?: { text: string; state: string; bytes: number }[];
+	/** Size of the run's `run_request` append (prompt, conversation state, tools…). */
+	runRequestBytes?: number;
 }
 
 export class FakeState {
