@@ -13,7 +13,7 @@ import { quietSdkDiagnostics } from "../process/quiet-diagnostics.ts";
 import { buildIncrementalPrompt } from "../prompt/transcript.ts";
 import type { TurnEntry, TurnRuntime } from "../runtime/types.ts";
 import type { InteractionUpdate } from "../sdk/cursor-sdk.ts";
-import { classifyCursorError } from "../sdk/errors.ts";
+import { classifyCursorError, isActiveRunError } from "../sdk/errors.ts";
 import { LiveRun } from "./live-run.ts";
 import { notifyObserver, type SendStarted } from "./observer.ts";
 import { notifySendEnded, ProviderTurn } from "./provider-turn.ts";
@@ -209,12 +209,20 @@ async function sendOnLease(
 			);
 		}
 		const mcpServers = live.bridge?.mcpServers;
-		const sent = lease.agent.send(message, {
-			model: payload.model,
-			mode: payload.mode,
-			onDelta,
-			onStep,
-			...(mcpServers ? { mcpServers } : {}),
+		const sendOnce = (force: boolean) =>
+			lease.agent.send(message, {
+				model: payload.model,
+				mode: payload.mode,
+				onDelta,
+				onStep,
+				...(mcpServers ? { mcpServers } : {}),
+				...(force ? { local: { force: true } } : {}),
+			});
+		// A run a crashed Pi process left active blocks the agent ("already has active run"): expire it and go on with
+		// the same agent, unless another live Pi process may own it.
+		const sent = sendOnce(false).catch((error: unknown) => {
+			if (isActiveRunError(error) && lease.staleRunRecoverable?.()) return sendOnce(true);
+			throw error;
 		});
 		const run = await watch.race(setup.sendMs ? watch.bound(sent, setup.sendMs) : sent, (late) => {
 			// The turn ended meanwhile: a run Cursor created anyway is recorded (cloud) and cancelled.
