@@ -1,7 +1,9 @@
 // One Pi provider turn on a Cursor model. A fresh turn sends the prompt and starts a live SDK run; when Cursor's own
 // tool calls complete, the turn ends its assistant message with them (`toolUse`), Pi shows them through our replay
 // tools and calls again with their results, and that call continues the same run (no new send) until the next batch
-// or the final answer. Every phase races the turn's watch (Pi's abort and Cursor's response deadlines).
+// or the final answer. Pi's steering (delivered after such a batch) joins the same run too: into Cursor's running turn
+// (`Run.steer`), or, when Cursor cannot take it there, as a follow-up on the same agent once the run ends, in the same
+// assistant message. Every phase races the turn's watch (Pi's abort and Cursor's response deadlines).
 import {
 	type AssistantMessageEventStream,
 	createAssistantMessageEventStream,

@@ -71,6 +71,13 @@ suite.test(
 			const runs = await runsOf("busy");
 			expect(runs.map((run) => run.userText?.includes("[[busy:second]]"))).toEqual([false, false]);
 			expect(runs[1]?.clientClosed).toBe(false);
+			// Sent again, the message goes on here with a new Cursor agent that gets the whole conversation.
+			const again = assistantsOf(await prompt(b, "[[busy:again]] and now this"));
+			expect(again.map((m) => m.stopReason)).toEqual(["stop"]);
+			const fresh = (await runsOf("busy")).find((run) => run.userText?.includes("[[busy:again]]"));
+			expect(fresh?.conversationId).not.toBe(runs[0]?.conversationId);
+			expect(fresh?.userText).toContain("<conversation_history>");
+			expect(fresh?.userText).toContain("[[busy:first]] hello");
 		} finally {
 			await Promise.all([a.kill(), b.kill()]);
 		}
