@@ -43,7 +43,7 @@ function withSteerLost(failure: TurnFailure): TurnFailure {
 	if (failure.kind === "aborted") return failure;
 	return {
 		kind: failure.kind,
-		message: `${failure.message} Your steering message had not reached Cursor's turn: the next send gives it, with the whole conversation, to a new Cursor agent.`,
+		message: `${failure.message}${/[.!?]$/.test(failure.message) ? "" : "."} Your steering message had not reached Cursor's turn: the next send gives it, with the whole conversation, to a new Cursor agent.`,
 	};
 }
 

@@ -139,6 +139,28 @@ test("a steer Cursor reverts goes as a follow-up on the same agent after the run
 	expect(h.errorMessages()).toEqual([]);
 });
 
+test("a run that fails before taking the steer says so; the next send gives it to a new agent with the conversation", async () => {
+	const sdk = new FakeCursorSdk();
+	sdk.script = (send) =>
+		latestRequest(send.text) === "long job"
+			? [{ text: "working" }, { delay: 200 }, ...readStep("c1", "a.md"), { delay: 50 }, { fail: "[internal] boom" }]
+			: defaultScript(send);
+	const h = await session(sdk);
+	const running = h.session.prompt("long job");
+	await waitFor(() => h.events.some((e) => e.type === "message_update"));
+	await h.session.steer("STEER: and the tests");
+	await running;
+	await h.session.agent.waitForIdle?.();
+	expect(h.errorMessages().map((m) => m.errorMessage)).toEqual([
+		"Cursor error: [internal] boom. Your steering message had not reached Cursor's turn: the next send gives it, with the whole conversation, to a new Cursor agent.",
+	]);
+	await h.session.prompt("go on");
+	const last = sdk.sends.at(-1);
+	expect(last?.agentId).not.toBe(sdk.sends[0]?.agentId);
+	expect(last?.text).toContain("STEER: and the tests");
+	expect(last?.text).toContain("<conversation_history>");
+});
+
 test("abort while Pi handles a tool batch: the turn ends aborted and the waiting run is cancelled", async () => {
 	const sdk = new FakeCursorSdk();
 	sdk.script = (send) =>
