@@ -11,6 +11,7 @@ import type {
 	SDKAgent,
 	SDKAgentInfo,
 	SDKModel,
+	SteerAckOutcome,
 } from "@cursor/sdk";
 import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
 import { memoryAgentStore } from "./memory-store.ts";
@@ -33,6 +34,15 @@ export type {
 	SendOptions,
 	ToolCall,
 } from "@cursor/sdk";
+
+/**
+ * What `Run.steer(text)` (SDK 1.0.31+) answers: the running turn took the message (`complete_delivered`), or the
+ * caller must send it as an ordinary follow-up once the run ends (`revert_to_followup`). A local run writes
+ * `conversation_action.inject_context_action` `{injection_id, expected_run_id, user_context.user_message}` on its
+ * stream and settles on Cursor's `context_injection_state` (`delivered`, else revert; no answer in 15 s: revert); a
+ * run between model turns or already over reverts at once. A cloud run always answers `revert_to_followup`.
+ */
+export type SteerOutcome = SteerAckOutcome;
 
 /**
  * Where local agents live, with the SDK's agent platform over it: they are created, resumed and prewarmed through

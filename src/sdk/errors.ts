@@ -197,6 +197,18 @@ export function contextOverflowMessage(detail: string): string {
 const MODULE_FAILURE =
 	/Cannot find (module|package)|ERR_MODULE_NOT_FOUND|ERR_DLOPEN_FAILED|ERR_UNSUPPORTED_ESM_URL_SCHEME|node:sqlite|bun:sqlite|Failed to load/;
 
+/** The SDK's refusal to start a run on a local agent whose store records another run as active. */
+const ACTIVE_RUN = /\balready has active run\b/;
+
+/** Whether an SDK failure is the local store's "Agent … already has active run". */
+export function isActiveRunError(error: unknown): boolean {
+	const { message, causeMessage } = describe(error);
+	return ACTIVE_RUN.test(message) || (causeMessage !== undefined && ACTIVE_RUN.test(causeMessage));
+}
+
+export const AGENT_BUSY_ELSEWHERE =
+	"This session's Cursor agent is busy with a turn in another Pi process (a Cursor agent runs one turn at a time), so nothing was sent. Send your message again to go on here with a new Cursor agent that gets the whole conversation; the other Pi keeps the current one. Or wait until the other Pi is done and reopen the session there.";
+
 /** Classifies an SDK failure: a thrown error, or a run's `[code] message` text. */
 export function classifyCursorError(error: unknown, secrets: readonly (string | undefined)[] = []): CursorError {
 	const { name, message, code, causeMessage } = describe(error);
@@ -223,6 +235,11 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 	}
 	if (CONTEXT_OVERFLOW.test(text) && !NOT_OVERFLOW.test(text)) {
 		return { kind: "context-overflow", message: contextOverflowMessage(clean) };
+	}
+	if (ACTIVE_RUN.test(text)) {
+		// A local agent runs one turn at a time and another Pi process holds this one (a crashed process's run is
+		// recovered before it gets here). Said once: no wording Pi's automatic retry recognises, no agent id.
+		return { kind: "backend", message: AGENT_BUSY_ELSEWHERE };
 	}
 	if (name === "AgentBusyError") {
 		// Not a transient fault: Pi's automatic retry should not hammer it.

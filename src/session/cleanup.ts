@@ -47,6 +47,23 @@ function holderPid(name: string): number | undefined {
 	return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
+/**
+ * Whether a Pi process other than `pid` is running and holds the store (a holder file with a live pid). A dead pid
+ * reused by an unrelated process counts as alive: the answer errs on the side of another Pi being there.
+ */
+export function heldByAnotherLivePi(storeDir: string, pid: number = process.pid): boolean {
+	let names: string[];
+	try {
+		names = readdirSync(storeDir);
+	} catch {
+		return false;
+	}
+	return names.some((name) => {
+		const holder = holderPid(name);
+		return holder !== undefined && holder !== pid && processAlive(holder);
+	});
+}
+
 /** Drops this process's hold on a store (session end, or a switch to another root). */
 export function releaseStore(storeDir: string, pid: number = process.pid): void {
 	try {

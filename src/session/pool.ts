@@ -8,6 +8,7 @@ import type { SettingSources } from "../settings/env-parse.ts";
 import type { LiveRun } from "../turn/live-run.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
+import { heldByAnotherLivePi } from "./cleanup.ts";
 import { ConversationFingerprints } from "./fingerprint.ts";
 import { RESUME_ENTRY_TYPE, type ResumeHandle } from "./resume.ts";
 import { type ConversationCoverage, coverageOf, planSessionSend } from "./send-plan.ts";
@@ -329,6 +330,14 @@ export class SessionAgentPool {
 			agent: pooled.agent,
 			prompt,
 			kind,
+			staleRunRecoverable: () => {
+				// Only a persisted session's store can be shared with (or left behind by) another Pi process.
+				if (!storeLocation || storeLocation.temporary || heldByAnotherLivePi(storeLocation.dir)) return false;
+				this.hooks.notify(
+					"A Pi process that ended without finishing its Cursor turn left this session's Cursor agent marked busy; that turn was closed and the conversation goes on with the same agent.",
+				);
+				return true;
+			},
 			release: (outcome, covered = request.messages) => {
 				try {
 					if (this.pooled !== pooled) return;

@@ -1,11 +1,12 @@
 // One SDK run that may span several Pi provider turns. When Cursor's tool calls end a Pi assistant message
 // (`toolUse`), the run goes on in the SDK while Pi shows the calls; what the SDK reports meanwhile is buffered, and
 // the provider call that brings Pi's tool results attaches again and continues streaming the same run.
-import type { Message } from "@earendil-works/pi-ai";
+import type { Message, UserMessage } from "@earendil-works/pi-ai";
 import type { BridgeCall, BridgeContent, BridgeToolResult } from "../bridge/calls.ts";
 import type { BridgeRun } from "../bridge/run.ts";
-import type { InteractionUpdate, Run, RunResult } from "../sdk/cursor-sdk.ts";
+import type { InteractionUpdate, Run, RunResult, SteerOutcome } from "../sdk/cursor-sdk.ts";
 import type { SendStarted } from "./observer.ts";
+import { steerText } from "./steer.ts";
 import { RunTools } from "./tools.ts";
 import type { AgentLease } from "./types.ts";
 import type { CursorTurnUsage } from "./usage.ts";
@@ -38,6 +39,10 @@ export class LiveRun {
 	run: Run | undefined;
 	/** The run's Pi tool bridge (closed with the run). */
 	bridge: BridgeRun | undefined;
+	/** Pi's steering that Cursor's running turn did not take: sent as a follow-up on the same agent when the run ends. */
+	readonly deferred: UserMessage[] = [];
+	/** Steers still waiting for Cursor's answer (the run's end waits for them: a revert adds to `deferred`). */
+	private readonly steers = new Set<Promise<void>>();
 	/** Bridged calls handed to Pi, by Pi tool-call id: Pi's result goes back into the same MCP request. */
 	private readonly bridged = new Map<string, (result: BridgeToolResult) => void>();
 	private readonly buffer: LiveEvent[] = [];
@@ -70,6 +75,35 @@ export class LiveRun {
 
 	get disposed(): boolean {
 		return this.done;
+	}
+
+	/**
+	 * Pi's steering of this run: into Cursor's running turn with `Run.steer` when `intoRun` (local runs) and the
+	 * messages are text; else, or when Cursor answers `revert_to_followup` (or the steer fails), kept in `deferred`.
+	 */
+	steer(messages: readonly UserMessage[], intoRun: boolean): void {
+		const text = steerText(messages);
+		const run = this.run;
+		if (!intoRun || text === undefined || !run?.steer || this.settlement) {
+			this.deferred.push(...messages);
+			return;
+		}
+		const outcome: Promise<SteerOutcome> = run.steer(text).catch(() => "revert_to_followup" as const);
+		const answered = outcome.then((answer) => {
+			this.steers.delete(answered);
+			if (answer !== "complete_delivered") this.deferred.push(...messages);
+		});
+		this.steers.add(answered);
+	}
+
+	/** Whether Pi's steering of this run waits for Cursor's answer or for a follow-up (it has not reached Cursor). */
+	get steerPending(): boolean {
+		return this.deferred.length > 0 || this.steers.size > 0;
+	}
+
+	/** Waits until Cursor answered every steer of this run (the SDK bounds each: 15 s without an answer reverts). */
+	async steered(): Promise<void> {
+		while (this.steers.size > 0) await Promise.all([...this.steers]);
 	}
 
 	/** An SDK event: to the attached provider turn, or buffered until Pi calls again. */

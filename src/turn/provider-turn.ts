@@ -34,6 +34,19 @@ function runFailure(result: RunResult, secrets: readonly string[]): CursorError 
 	return classifyCursorError(new Error(message), secrets);
 }
 
+/**
+ * A run that failed while Pi's steering had not reached it: the agent is replaced, so the message goes, with the whole
+ * conversation, to a new Cursor agent at the next send (wording kept clear of Pi's retry patterns: it changes nothing
+ * about whether Pi retries).
+ */
+function withSteerLost(failure: TurnFailure): TurnFailure {
+	if (failure.kind === "aborted") return failure;
+	return {
+		kind: failure.kind,
+		message: `${failure.message}${/[.!?]$/.test(failure.message) ? "" : "."} Your steering message had not reached Cursor's turn: the next send gives it, with the whole conversation, to a new Cursor agent.`,
+	};
+}
+
 const textDelta = (text: string) => ({ type: "text-delta", text }) as InteractionUpdate;
 
 export function notifySendEnded(
@@ -73,6 +86,11 @@ export class ProviderTurn {
 	});
 	private over = false;
 	private translateError: unknown;
+	/**
+	 * Set when the run finished with Pi's steering it did not take (`LiveRun.deferred`): the lease is still held and
+	 * the caller sends those messages as a follow-up on the same agent, continuing this assistant message.
+	 */
+	followUp: { live: LiveRun; messages: LiveRun["deferred"] } | undefined;
 
 	constructor(
 		private readonly runtime: TurnRuntime,
@@ -235,8 +253,19 @@ export class ProviderTurn {
 		return { status: "error", failure: runFailure(result, this.secrets) };
 	}
 
-	/** The run finished: the final answer ends the message. */
+	/** The run finished: the final answer ends the message (or Pi's steering it did not take follows it). */
 	private async finish(result: RunResult | undefined): Promise<void> {
+		await this.live.steered();
+		if (this.over) return;
+		if (this.live.deferred.length > 0) {
+			this.finishTurn();
+			this.live.close();
+			this.runtime.dropLive(this.live);
+			notifySendEnded(this.runtime.observer, this.live, "finished", this.translator);
+			this.followUp = { live: this.live, messages: [...this.live.deferred] };
+			this.resolveEnd();
+			return;
+		}
 		this.finishTurn();
 		this.live.close();
 		this.runtime.dropLive(this.live);
@@ -266,7 +295,7 @@ export class ProviderTurn {
 		const outcome = failure.kind === "aborted" ? "aborted" : "error";
 		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure);
 		await this.live.lease.release(outcome);
-		this.translator.fail(failure);
+		this.translator.fail(this.live.steerPending && outcome === "error" ? withSteerLost(failure) : failure);
 		this.resolveEnd();
 	}
 

@@ -1,23 +1,26 @@
 // One Pi provider turn on a Cursor model. A fresh turn sends the prompt and starts a live SDK run; when Cursor's own
 // tool calls complete, the turn ends its assistant message with them (`toolUse`), Pi shows them through our replay
 // tools and calls again with their results, and that call continues the same run (no new send) until the next batch
-// or the final answer. Every phase races the turn's watch (Pi's abort and Cursor's response deadlines).
+// or the final answer. Pi's steering (delivered after such a batch) joins the same run too: into Cursor's running turn
+// (`Run.steer`), or, when Cursor cannot take it there, as a follow-up on the same agent once the run ends, in the same
+// assistant message. Every phase races the turn's watch (Pi's abort and Cursor's response deadlines).
 import {
 	type AssistantMessageEventStream,
 	createAssistantMessageEventStream,
-	type Message,
 	type Model,
 	type SimpleStreamOptions,
 	type TranscriptContext,
 } from "@earendil-works/pi-ai";
 import { quietSdkDiagnostics } from "../process/quiet-diagnostics.ts";
+import { buildIncrementalPrompt } from "../prompt/transcript.ts";
 import type { TurnEntry, TurnRuntime } from "../runtime/types.ts";
 import type { InteractionUpdate } from "../sdk/cursor-sdk.ts";
-import { classifyCursorError } from "../sdk/errors.ts";
+import { classifyCursorError, isActiveRunError } from "../sdk/errors.ts";
 import { estimatePromptTokens } from "../usage/estimate.ts";
 import { LiveRun } from "./live-run.ts";
 import { notifyObserver, type SendStarted } from "./observer.ts";
 import { notifySendEnded, ProviderTurn } from "./provider-turn.ts";
+import { answersLiveRun, steeringOf } from "./steer.ts";
 import { TurnTranslator } from "./translate.ts";
 import type { AgentLease, CursorPayload, TurnSetup } from "./types.ts";
 import { ABORTED, TurnEnded, type TurnFailure, TurnWatch } from "./watch.ts";
@@ -53,17 +56,7 @@ export function streamCursorTurn(
 	return out;
 }
 
-/** Whether `messages` end with Pi's results for every tool call the live run's last message handed to Pi. */
-export function answersLiveRun(messages: readonly Message[], awaiting: ReadonlySet<string>): boolean {
-	if (awaiting.size === 0 || messages.at(-1)?.role !== "toolResult") return false;
-	const answered = new Set<string>();
-	for (let i = messages.length - 1; i >= 0; i--) {
-		const message = messages[i];
-		if (message?.role !== "toolResult") break;
-		answered.add(message.toolCallId);
-	}
-	return [...awaiting].every((id) => answered.has(id));
-}
+export { answersLiveRun } from "./steer.ts";
 
 async function runTurn(
 	entry: TurnEntry,
@@ -75,24 +68,43 @@ async function runTurn(
 	const previous = entry.runtime.liveRun(entry.isSummary(options?.signal));
 	const continuing =
 		previous !== undefined && !previous.attached && answersLiveRun(context.messages, previous.awaiting);
-	const setup = entry.setup(model, options, continuing);
+	// Pi's steering (its results for the run's tool calls, then the user's message): it joins the same run.
+	const steered =
+		previous && !continuing && !previous.attached ? steeringOf(context.messages, previous.awaiting) : undefined;
+	const steering = previous?.disposed ? undefined : steered;
+	const setup = entry.setup(model, options, continuing || steering !== undefined);
 	if ("kind" in setup) {
 		translator.fail(setup);
 		return;
 	}
 	const runtime = setup.runtime === "cloud" ? entry.cloud : entry.runtime;
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
-	if (previous && continuing) {
-		previous.answer(context.messages); // bridged calls: Pi's results go back into Cursor's MCP requests
+	if (previous && (continuing || steering)) {
+		// Bridged calls: Pi's results go back into Cursor's MCP requests.
+		previous.answer(steering?.answered ?? context.messages);
+		// A local run takes the steer into its running turn (`Run.steer`); a cloud run refuses it, so it waits for the
+		// run's end and goes as a follow-up on the same agent, as does a steer Cursor reverts.
+		if (steering) previous.steer(steering.messages, setup.runtime !== "cloud");
 		translator.start();
 		watch.startSdkWork();
 		watch.runStarted();
-		await new ProviderTurn(runtime, translator, context, setup, watch, previous).follow();
+		await follow(
+			runtime,
+			translator,
+			model,
+			context,
+			options,
+			setup,
+			new ProviderTurn(runtime, translator, context, setup, watch, previous),
+		);
 		return;
 	}
-	// A new prompt, steering after tool results, or a retry: the previous run is superseded.
+	// A new prompt, a retry, or steering of a run already given up: the previous run is superseded.
 	if (previous) runtime.keepLive(undefined);
-	await startRun(runtime, translator, model, context, options, setup, watch);
+	const notice = steered
+		? "Cursor's run had been given up before this message arrived (it waited too long for Pi), so it goes to a new Cursor agent with the whole conversation."
+		: undefined;
+	await startRun(runtime, translator, model, context, options, setup, watch, notice);
 }
 
 /** A fresh send: lease the session's agent, send the prompt, and follow the new run. */
@@ -104,6 +116,7 @@ async function startRun(
 	options: SimpleStreamOptions | undefined,
 	setup: TurnSetup,
 	watch: TurnWatch,
+	notice?: string,
 ): Promise<void> {
 	const secrets = [setup.apiKey];
 	const attemptedAt = Date.now();
@@ -120,6 +133,7 @@ async function startRun(
 		};
 		payload = applyPayloadReplacement(payload, await watch.race(Promise.resolve(options?.onPayload?.(payload, model))));
 		translator.start();
+		if (notice) translator.note(notice);
 		watch.check();
 	} catch (error) {
 		watch.dispose();
@@ -144,6 +158,25 @@ async function startRun(
 		translator.fail(failure);
 		return;
 	}
+	await sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload);
+}
+
+/**
+ * Sends `payload` on the leased agent and follows the new run in this provider turn (`translator` has started).
+ * Pi's steering that the run did not take follows it on the same agent, in the same assistant message.
+ */
+async function sendOnLease(
+	runtime: TurnRuntime,
+	translator: TurnTranslator,
+	model: Model<string>,
+	context: TranscriptContext,
+	options: SimpleStreamOptions | undefined,
+	setup: TurnSetup,
+	watch: TurnWatch,
+	lease: AgentLease,
+	payload: CursorPayload,
+): Promise<void> {
+	const secrets = [setup.apiKey];
 	const send: SendStarted = {
 		agentId: lease.agent.agentId,
 		runId: undefined,
@@ -179,12 +212,21 @@ async function startRun(
 			);
 		}
 		// The bridge's MCP server, or its in-process tools on sandboxed/auto-review runs (src/bridge/transport.ts).
-		const sent = lease.agent.send(message, {
-			model: payload.model,
-			mode: payload.mode,
-			onDelta,
-			onStep,
-			...live.bridge?.sendOptions,
+		const bridged = live.bridge?.sendOptions;
+		const sendOnce = (force: boolean) =>
+			lease.agent.send(message, {
+				model: payload.model,
+				mode: payload.mode,
+				onDelta,
+				onStep,
+				...bridged,
+				...(force ? { local: { ...bridged?.local, force: true } } : {}),
+			});
+		// A run a crashed Pi process left active blocks the agent ("already has active run"): expire it and go on with
+		// the same agent, unless another live Pi process may own it.
+		const sent = sendOnce(false).catch((error: unknown) => {
+			if (isActiveRunError(error) && lease.staleRunRecoverable?.()) return sendOnce(true);
+			throw error;
 		});
 		const run = await watch.race(setup.sendMs ? watch.bound(sent, setup.sendMs) : sent, (late) => {
 			// The turn ended meanwhile: a run Cursor created anyway is recorded (cloud) and cancelled.
@@ -206,5 +248,36 @@ async function startRun(
 		await turn.stop(watch.failure ?? failureOf(error, secrets));
 		return;
 	}
+	await follow(runtime, translator, model, context, options, setup, turn);
+}
+
+/**
+ * Follows `turn` to its end. When its run finished with Pi's steering it did not take, that steering goes as a
+ * follow-up on the same agent (the lease is still held: nothing else can send meanwhile), continuing the message.
+ */
+async function follow(
+	runtime: TurnRuntime,
+	translator: TurnTranslator,
+	model: Model<string>,
+	context: TranscriptContext,
+	options: SimpleStreamOptions | undefined,
+	setup: TurnSetup,
+	turn: ProviderTurn,
+): Promise<void> {
 	await turn.follow();
+	const followUp = turn.followUp;
+	if (!followUp) return;
+	const { live, messages } = followUp;
+	const prompt = buildIncrementalPrompt(messages);
+	const lease: AgentLease = { ...live.lease, prompt, kind: "incremental" };
+	if (live.producedText) translator.update({ type: "text-delta", text: "\n\n" } as InteractionUpdate);
+	const payload: CursorPayload = {
+		model: setup.selection,
+		mode: setup.mode,
+		prompt: prompt.text,
+		images: prompt.images.length,
+	};
+	const watch = new TurnWatch(options?.signal, setup.timeouts);
+	watch.startSdkWork();
+	await sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload);
 }

@@ -61,6 +61,12 @@ export interface AgentLease {
 	runStarted?(runId: string): void;
 	/** Cloud: the run finished; returns what follows the answer (the branch and pull request it reports). */
 	finished?(result: RunResult): string | undefined;
+	/**
+	 * Local: after `send` failed with "already has active run", whether that run is a crashed Pi process's (no other
+	 * live Pi process holds the session's store), so the send may expire it (`local.force`) and go on with the same
+	 * agent. Never true while another Pi process that may own the run is alive.
+	 */
+	staleRunRecoverable?(): boolean;
 	/** Starts the run's Pi tool bridge (absent: nothing to bridge, the bridge is off, or a summary). */
 	bridge?: (handler: BridgeCallHandler) => Promise<BridgeRun>;
 }

@@ -108,21 +108,30 @@ test(
 );
 
 test(
-	"a long answer with a tool batch midway: steering supersedes the run after the batch; every message still reaches Cursor once, in order",
+	"a long answer with a tool batch midway: steering reaches the running run, which Cursor finishes; every message still reaches Cursor once, in order",
 	async () => {
 		const { records, runs, markers } = await underLoad(
 			"long-tools",
-			longRun([{ tool: { callId: "c-read", read: { path: "notes.md" } } }, { delay: 200 }]),
+			longRun([
+				{ tool: { callId: "c-read", read: { path: "notes.md" } } },
+				// Cursor cannot take the steer into this turn: it comes back as a follow-up once the run ends.
+				{ steer: { state: "queued_for_next_turn", timeoutMs: 10_000 } },
+				{ delay: 200 },
+			]),
 		);
 		const assistants = expectEachOnceInOrder(runs, records, markers);
 		// What Cursor streamed before the batch is kept; the read card ran once.
 		expect(textOf(assistants[0] ?? {})).toContain(chunks.slice(0, 3).join(""));
 		const reads = records.filter((r) => r.type === "tool_execution_end" && r.toolName === "read");
 		expect(reads).toHaveLength(1);
-		// The first steer superseded the run: it was cancelled, and the steer went to a fresh agent with the history.
-		expect(runs[0]?.clientClosed).toBe(true);
-		expect(runs[1]?.userText).toContain("<conversation_history>");
-		expect(runs[1]?.userText).toContain("[[long-tools]] write the long answer");
+		// The first steer went to the running run (not cancelled: its whole answer is kept), then, reverted by Cursor, as
+		// a follow-up on the same agent: only the new message, no history sent again.
+		expect(runs[0]?.clientClosed).toBe(false);
+		expect(runs[0]?.steers?.map((s) => s.text)).toEqual([`${markers[0]} also check the tests`]);
+		expect(textOf(assistants[0] ?? {}) + textOf(assistants[1] ?? {})).toContain(chunks.join(""));
+		expect(runs[1]?.conversationId).toBe(runs[0]?.conversationId);
+		expect(runs[1]?.userText).not.toContain("<conversation_history>");
+		expect(runs[1]?.userText).not.toContain("[[long-tools]] write the long answer");
 	},
 	TIMEOUT_MS,
 );

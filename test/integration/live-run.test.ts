@@ -1,6 +1,6 @@
 // One Cursor run across several Pi provider turns, in a real Pi AgentSession with the fake SDK: tool batches end
 // assistant messages as replay cards, Pi's results continue the same run (one send), the conversation stays
-// incremental afterwards, steering supersedes the run, and an abort during Pi's tool handling gives the run up.
+// incremental afterwards, steering joins the running run (or follows it on the same agent), and an abort during Pi's tool handling gives the run up.
 import { afterEach, expect, test } from "bun:test";
 import type { InteractionUpdate } from "../../src/sdk/cursor-sdk.ts";
 import { defaultScript, FakeCursorSdk, type FakeStep, latestRequest } from "../support/fake-sdk.ts";
@@ -78,11 +78,18 @@ test("two tool batches and an answer: three messages from one send; the next pro
 	expect(h.errorMessages()).toEqual([]);
 });
 
-test("steering that arrives before a tool batch supersedes the run: cancelled, the steer goes to a fresh agent", async () => {
+test("steering that arrives before a tool batch goes into the running run: one send, the run's work kept", async () => {
 	const sdk = new FakeCursorSdk();
 	sdk.script = (send) =>
 		latestRequest(send.text) === "long job"
-			? [{ text: "working" }, { delay: 200 }, ...readStep("c1", "a.md"), { text: "OLD RUN TEXT" }, { hang: true }]
+			? [
+					{ text: "working" },
+					{ delay: 200 },
+					...readStep("c1", "a.md"),
+					{ steer: "complete_delivered" },
+					{ text: " RUN TEXT AFTER THE STEER" },
+					{ turnEnded: { inputTokens: 10, outputTokens: 3 } },
+				]
 			: defaultScript(send);
 	const h = await session(sdk);
 	const running = h.session.prompt("long job");
@@ -91,11 +98,67 @@ test("steering that arrives before a tool batch supersedes the run: cancelled, t
 	await h.session.steer("STEER: different plan");
 	await running;
 	await h.session.agent.waitForIdle?.();
-	expect(sdk.sends).toHaveLength(2);
-	expect(sdk.sends[0]?.status).toBe("cancelled");
-	expect(latestRequest(sdk.sends[1]?.text ?? "")).toBe("STEER: different plan");
-	expect(JSON.stringify(h.session.state.messages)).not.toContain("OLD RUN TEXT");
+	expect(sdk.sends).toHaveLength(1);
+	expect(sdk.sends[0]?.status).toBe("finished");
+	expect(sdk.sends[0]?.steers).toEqual([{ text: "STEER: different plan", outcome: "complete_delivered" }]);
+	const shown = JSON.stringify(h.session.state.messages);
+	expect(shown).toContain("steered: STEER: different plan RUN TEXT AFTER THE STEER");
 	expect(h.errorMessages()).toEqual([]);
+	// The steer is part of the agent's conversation: the next prompt is incremental and does not repeat it.
+	await h.session.prompt("next");
+	expect(sdk.sends[1]?.agentId).toBe(sdk.sends[0]?.agentId);
+	expect(sdk.sends[1]?.text).not.toContain("STEER: different plan");
+});
+
+test("a steer Cursor reverts goes as a follow-up on the same agent after the run; one assistant message", async () => {
+	const sdk = new FakeCursorSdk();
+	sdk.script = (send) =>
+		latestRequest(send.text) === "long job"
+			? [
+					{ text: "working" },
+					{ delay: 200 },
+					...readStep("c1", "a.md"),
+					{ steer: "revert_to_followup" },
+					{ text: " first job done" },
+					{ turnEnded: { inputTokens: 10, outputTokens: 3 } },
+				]
+			: defaultScript(send);
+	const h = await session(sdk);
+	const running = h.session.prompt("long job");
+	await waitFor(() => h.events.some((e) => e.type === "message_update"));
+	await h.session.steer("STEER: and the tests");
+	await running;
+	await h.session.agent.waitForIdle?.();
+	expect(sdk.sends.map((s) => s.status)).toEqual(["finished", "finished"]);
+	expect(sdk.sends[1]?.agentId).toBe(sdk.sends[0]?.agentId);
+	expect(latestRequest(sdk.sends[1]?.text ?? "")).toBe("STEER: and the tests");
+	expect(sdk.sends[1]?.text).not.toContain("<pi_instructions>");
+	expect(assistantStops(h)).toEqual(["toolUse", "stop"]);
+	const last = JSON.stringify(h.session.state.messages.at(-1));
+	expect(last).toContain("first job done");
+	expect(h.errorMessages()).toEqual([]);
+});
+
+test("a run that fails before taking the steer says so; the next send gives it to a new agent with the conversation", async () => {
+	const sdk = new FakeCursorSdk();
+	sdk.script = (send) =>
+		latestRequest(send.text) === "long job"
+			? [{ text: "working" }, { delay: 200 }, ...readStep("c1", "a.md"), { delay: 50 }, { fail: "[internal] boom" }]
+			: defaultScript(send);
+	const h = await session(sdk);
+	const running = h.session.prompt("long job");
+	await waitFor(() => h.events.some((e) => e.type === "message_update"));
+	await h.session.steer("STEER: and the tests");
+	await running;
+	await h.session.agent.waitForIdle?.();
+	expect(h.errorMessages().map((m) => m.errorMessage)).toEqual([
+		"Cursor error: [internal] boom. Your steering message had not reached Cursor's turn: the next send gives it, with the whole conversation, to a new Cursor agent.",
+	]);
+	await h.session.prompt("go on");
+	const last = sdk.sends.at(-1);
+	expect(last?.agentId).not.toBe(sdk.sends[0]?.agentId);
+	expect(last?.text).toContain("STEER: and the tests");
+	expect(last?.text).toContain("<conversation_history>");
 });
 
 test("abort while Pi handles a tool batch: the turn ends aborted and the waiting run is cancelled", async () => {

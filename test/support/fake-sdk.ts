@@ -27,7 +27,13 @@ export type FakeStep =
 	/** Delivers this value to `onDelta` as the update, as it is (e.g. a malformed update). */
 	| { raw: unknown }
 	/** Calls a tool of the send's `pi_tools` MCP server (the bridge) like Cursor does, and waits for its result. */
-	| { mcpCall: { name: string; args: Record<string, unknown> } };
+	| { mcpCall: { name: string; args: Record<string, unknown> } }
+	/**
+	 * Waits for `run.steer(text)` and answers it with this outcome (`complete_delivered` also streams
+	 * `steered: <text>`), like Cursor's `context_injection_state`. A steer no step takes, or one made after the run
+	 * ended, is answered `revert_to_followup` (as the SDK does between turns and after the run).
+	 */
+	| { steer: "complete_delivered" | "revert_to_followup" };
 
 export interface FakeSend {
 	agentId: string;
@@ -40,6 +46,8 @@ export interface FakeSend {
 	status: "running" | "finished" | "cancelled" | "error";
 	/** Results of this send's `mcpCall` steps, in order (the bridge's answer as Cursor got it). */
 	mcpResults: unknown[];
+	/** Texts `run.steer` got during this send, with the outcome it answered. */
+	steers?: { text: string; outcome: string }[];
 }
 
 export interface FakeAgentRecord {
@@ -280,6 +288,12 @@ class FakeRun {
 	private cancelled = false;
 	private wake: (() => void) | undefined;
 	private readonly done: Promise<RunResult>;
+	/** Steers waiting for a `steer` step. */
+	private readonly steerQueue: {
+		text: string;
+		answer: (outcome: "complete_delivered" | "revert_to_followup") => void;
+	}[] = [];
+	private steerArrived: (() => void) | undefined;
 
 	constructor(
 		readonly agentId: string,
@@ -335,6 +349,22 @@ class FakeRun {
 				this.send.mcpResults.push(await client.callTool(step.mcpCall.name, step.mcpCall.args).result);
 			} else if ("fail" in step) {
 				return this.settle({ id: this.id, status: "error", error: { message: step.fail } });
+			} else if ("steer" in step) {
+				while (this.steerQueue.length === 0 && !this.cancelled) {
+					await new Promise<void>((resolve) => {
+						this.steerArrived = resolve;
+					});
+				}
+				const steer = this.steerQueue.shift();
+				if (steer) {
+					this.send.steers ??= [];
+					this.send.steers.push({ text: steer.text, outcome: step.steer });
+					steer.answer(step.steer);
+					if (step.steer === "complete_delivered") {
+						text += `steered: ${steer.text}`;
+						await this.emit({ type: "text-delta", text: `steered: ${steer.text}` } as InteractionUpdate);
+					}
+				}
 			}
 		}
 		if (this.cancelled) return this.settle({ id: this.id, status: "cancelled" });
@@ -344,7 +374,16 @@ class FakeRun {
 	private settle(result: RunResult): RunResult {
 		this.status = result.status;
 		this.send.status = result.status;
+		for (const steer of this.steerQueue.splice(0)) steer.answer("revert_to_followup");
 		return result;
+	}
+
+	steer(text: string): Promise<"complete_delivered" | "revert_to_followup"> {
+		if (this.status !== "running") return Promise.resolve("revert_to_followup");
+		return new Promise((answer) => {
+			this.steerQueue.push({ text, answer });
+			this.steerArrived?.();
+		});
 	}
 
 	supports(): boolean {
@@ -361,6 +400,7 @@ class FakeRun {
 		if (this.cancelLatencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.cancelLatencyMs));
 		this.cancelled = true;
 		this.wake?.();
+		this.steerArrived?.();
 		await this.done;
 	}
 	onDidChangeStatus(): () => void {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { type AssistantMessage, isContextOverflow } from "@earendil-works/pi-ai";
-import { classifyCursorError, scrubText } from "../../src/sdk/errors.ts";
+import { type AssistantMessage, isContextOverflow, isRetryableAssistantError } from "@earendil-works/pi-ai";
+import { AGENT_BUSY_ELSEWHERE, classifyCursorError, isActiveRunError, scrubText } from "../../src/sdk/errors.ts";
 
 describe("scrubText", () => {
 	test.each([
@@ -156,5 +156,23 @@ describe("context overflow reaches Pi as its own context-overflow error (Pi comp
 		const classified = classifyCursorError(new Error(text));
 		expect(classified.kind).not.toBe("context-overflow");
 		expect(isContextOverflow(asPiSees(classified.message))).toBe(false);
+	});
+});
+
+describe("a local agent busy in another Pi process", () => {
+	const sdkError = new Error("Agent agent-3f2a0500-500a-4b1c-9d2e-000000000500 already has active run");
+
+	test("is said plainly, without the agent id or the SDK's words", () => {
+		const classified = classifyCursorError(sdkError);
+		expect(classified.message).toBe(AGENT_BUSY_ELSEWHERE);
+		expect(classified.message).not.toMatch(/agent-|active run/);
+		expect(isActiveRunError(sdkError)).toBe(true);
+		expect(isActiveRunError(new Error("wrapped", { cause: sdkError }))).toBe(true);
+		expect(isActiveRunError(new Error("[unavailable] fetch failed"))).toBe(false);
+	});
+
+	test("is not retried by Pi: its text matches none of Pi's retryable patterns", () => {
+		const message = { role: "assistant", stopReason: "error", errorMessage: classifyCursorError(sdkError).message };
+		expect(isRetryableAssistantError(message as never)).toBe(false);
 	});
 });

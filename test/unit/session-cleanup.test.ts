@@ -16,6 +16,7 @@ import {
 	claimListedStores,
 	claimStore,
 	cleanupReport,
+	heldByAnotherLivePi,
 	OWNER_FILE,
 	parseCleanupArgs,
 	releaseStore,
@@ -210,5 +211,29 @@ describe("command text", () => {
 		expect(dry).toContain(gone);
 		expect(cleanupReport(scan, removeStores(scan))).toContain(`Removed 1 Cursor session store(s):\n  ${gone}`);
 		expect(cleanupReport(scanStores(root), undefined)).toContain("No orphaned Cursor session stores");
+	});
+});
+
+describe("heldByAnotherLivePi (may a run left active on the store be forced?)", () => {
+	const store = () => {
+		const dir = mkdtempSync(join(tmpdir(), "session-holders-test-"));
+		dirs.push(dir);
+		return dir;
+	};
+
+	test("another live Pi's holder means held: its run is never forced", () => {
+		const dir = store();
+		writeFileSync(join(dir, `pi-cursor-sdk-holder-${process.ppid}`), "");
+		expect(heldByAnotherLivePi(dir)).toBe(true);
+	});
+
+	test("only this process's holder, a crashed Pi's (dead pid), or none: not held", () => {
+		const dir = store();
+		expect(heldByAnotherLivePi(dir)).toBe(false);
+		writeFileSync(join(dir, `pi-cursor-sdk-holder-${process.pid}`), "");
+		writeFileSync(join(dir, `pi-cursor-sdk-holder-${2 ** 30}`), "");
+		writeFileSync(join(dir, "pi-cursor-sdk-holder-not-a-pid"), "");
+		expect(heldByAnotherLivePi(dir)).toBe(false);
+		expect(heldByAnotherLivePi(join(dir, "missing"))).toBe(false);
 	});
 });

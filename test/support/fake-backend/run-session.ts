@@ -8,6 +8,8 @@ export interface DeliveredMessage {
 	appendSeqno: number;
 	message: JsonObject;
 	summary: ClientMessageSummary;
+	/** Size of the `AgentClientMessage` payload as it arrived. */
+	bytes?: number;
 }
 
 type Waiter = {
@@ -23,7 +25,7 @@ export class RunSession {
 	/** Workspace directory, when known (from a request-context exec). */
 	workspace: string | undefined;
 	private nextSeqno = 0;
-	private pending = new Map<number, { message: JsonObject; summary: ClientMessageSummary }>();
+	private pending = new Map<number, { message: JsonObject; summary: ClientMessageSummary; bytes?: number }>();
 	private waiters = new Set<Waiter>();
 	private nextExecId = 1;
 	private closedFlag = false;
@@ -34,13 +36,13 @@ export class RunSession {
 	}
 
 	/** Accepts one append; returns the messages that became deliverable, in order. */
-	append(seqno: number, message: JsonObject): DeliveredMessage[] {
+	append(seqno: number, message: JsonObject, bytes?: number): DeliveredMessage[] {
 		const summary = summarizeClientMessage(message);
 		if (seqno < this.nextSeqno) {
 			// Duplicate or out-of-window append: deliver it anyway so it is not lost.
-			return [this.deliver({ appendSeqno: seqno, message, summary })];
+			return [this.deliver({ appendSeqno: seqno, message, summary, bytes })];
 		}
-		this.pending.set(seqno, { message, summary });
+		this.pending.set(seqno, { message, summary, bytes });
 		const out: DeliveredMessage[] = [];
 		for (;;) {
 			const next = this.pending.get(this.nextSeqno);

@@ -16,7 +16,7 @@ import {
 	turnEnded,
 } from "./messages.ts";
 import type { DeliveredMessage, RunSession } from "./run-session.ts";
-import type { ExecSpec, Scenario, Step, ToolMacroSpec } from "./scenario.ts";
+import type { ExecSpec, Scenario, SteerSpec, Step, ToolMacroSpec } from "./scenario.ts";
 import type { RunInfo } from "./state.ts";
 import { fromHex } from "./wire.ts";
 
@@ -163,6 +163,8 @@ export class ScenarioRunner {
 			return "stop";
 		} else if ("delay" in step) {
 			if (!(await this.session.sleep(step.delay))) return "stop";
+		} else if ("steer" in step) {
+			await this.steer(step.steer);
 		} else if ("hang" in step) {
 			this.run.status = "hanging";
 			return "stop";
@@ -170,6 +172,28 @@ export class ScenarioRunner {
 			throw new Error(`unknown step ${JSON.stringify(step)}`);
 		}
 		return "continue";
+	}
+
+	/** Waits for the client's steer and answers it (see {@link SteerSpec}). */
+	private async steer(spec: SteerSpec): Promise<void> {
+		const steer = await this.session.waitFor(
+			(m) => m.summary.kind === "conversation_action" && obj(m.summary.result).inject_context_action !== undefined,
+			spec.timeoutMs ?? 30000,
+		);
+		if (!steer) {
+			if (!this.session.closed) this.problem("no steer arrived");
+			return;
+		}
+		const inject = obj(obj(steer.summary.result).inject_context_action);
+		const text = String(obj(obj(inject.user_context).user_message).text ?? "");
+		const bytes = steer.bytes ?? encodeMessage("AgentClientMessage", stripUnknown(steer.message)).length;
+		this.run.steers = [...(this.run.steers ?? []), { text, state: spec.state, bytes }];
+		if (spec.state === "none") return;
+		const injectionId = String(inject.injection_id ?? "");
+		this.send(
+			interactionUpdate({ context_injection_state: { injection_id: injectionId, state: { [spec.state]: {} } } }),
+		);
+		if (spec.state === "delivered" && spec.echo !== undefined) this.send(textDelta(`${spec.echo}${text}`));
 	}
 
 	private execFailed(id: number): StepOutcome {

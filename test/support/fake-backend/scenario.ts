@@ -149,7 +149,22 @@ export type Step =
 	| { error: { code: string; message: string } }
 	| { end: true }
 	| { delay: number }
-	| { hang: true };
+	| { hang: true }
+	| { steer: SteerSpec };
+
+/**
+ * Waits for the client's steer (`Run.steer(text)`: a `conversation_action.inject_context_action` append) and answers
+ * with `context_injection_state`: `delivered` settles the SDK's promise as `complete_delivered`;
+ * `queued_for_next_turn`, `cancelled` and `rejected` as `revert_to_followup`; `none` answers nothing (the SDK gives up
+ * after 15 s: `revert_to_followup`).
+ */
+export interface SteerSpec {
+	state: "delivered" | "queued_for_next_turn" | "cancelled" | "rejected" | "none";
+	/** On `delivered`: a text delta of this prefix plus the steered text (what Cursor made of it). */
+	echo?: string;
+	/** How long to wait for the steer (default 30000); without one the step records a problem and the run goes on. */
+	timeoutMs?: number;
+}
 
 export interface Scenario {
 	name?: string;

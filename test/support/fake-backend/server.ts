@@ -114,7 +114,7 @@ function handleBidiAppend(state: FakeState, body: Uint8Array): Reply {
 		message = { undecodable: String(error), hex: Buffer.from(payload).toString("hex") };
 	}
 	const session = sessionFor(state, requestId);
-	for (const item of session.append(seqno, message)) {
+	for (const item of session.append(seqno, message, payload.length)) {
 		state.clientLog.push({
 			seq: state.nextClientSeq(),
 			at: Date.now() - state.startedAt,
@@ -178,6 +178,7 @@ async function handleRunSse(state: FakeState, req: IncomingMessage, res: ServerR
 		const summary = summarizeRunRequest(session.runRequest);
 		run.userText = summary.text;
 		run.conversationId = summary.conversationId;
+		run.runRequestBytes = session.delivered.find((m) => m.summary.kind === "run_request")?.bytes;
 	} else run.problems.push("run_request did not arrive in time");
 	const { scenario, selectedBy, marker } = state.select(run.userText);
 	run.scenarioName = scenario.name ?? null;

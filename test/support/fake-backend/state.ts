@@ -131,6 +131,10 @@ export interface RunInfo {
 	problems: string[];
 	/** `advertised` MCP steps skipped because the SDK did not advertise the tool (their `toolName`). */
 	unadvertisedCalls?: string[];
+	/** Steers (`Run.steer`) this run received, with the state it answered and the bytes of their append message. */
+	steers?: { text: string; state: string; bytes: number }[];
+	/** Size of the run's `run_request` append (prompt, conversation state, tools…). */
+	runRequestBytes?: number;
 }
 
 export class FakeState {

@@ -1,0 +1,109 @@
+// A second Pi on the same session (the real `pi`, the real SDK, the fake backend). Pi A answers once (the session
+// records its Cursor agent), Pi B opens the same session (`-c`), then A starts a turn Cursor keeps open and B prompts.
+// While A lives, B says once and plainly that the agent is busy in another Pi process (no raw SDK text, no automatic
+// retry, nothing sent); after A crashed (SIGKILL) with its run still marked active, B expires that run and goes on
+// with the same Cursor agent.
+import { expect } from "bun:test";
+import { AGENT_BUSY_ELSEWHERE } from "../../src/sdk/errors.ts";
+import type { TempHome } from "../support/pi.ts";
+import { turnSuite } from "../support/pi-turn.ts";
+import { notifications, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
+
+const suite = turnSuite({
+	defaultScenario: { steps: [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }] },
+});
+
+/** Pi's automatic retry, on and quick: a retried error would show within the test. */
+const RETRYING = { retry: { enabled: true, maxRetries: 3, baseDelayMs: 50 } };
+const MODEL = ["--model", "cursor/composer-2.5"];
+
+type Assistant = { stopReason: string; errorMessage?: string; content?: { type: string; text?: string }[] };
+const assistantsOf = (records: RpcRecord[]) =>
+	records
+		.filter((r) => r.type === "message_end" && (r.message as { role?: string }).role === "assistant")
+		.map((r) => r.message as Assistant);
+
+/** Pi A answers once on a persisted session (which records its Cursor agent), then Pi B opens it (`-c`). */
+async function twoPis(home: TempHome, name: string): Promise<{ a: RpcPi; b: RpcPi }> {
+	await suite.backend.setScenarioMap({ [`[[${name}:long]]`]: [{ text: "working on it" }, { hang: true }] });
+	const a = startRpcPi(MODEL, { home, env: suite.env() });
+	await a.ready();
+	const from = a.mark();
+	expect((await a.send({ type: "prompt", message: `[[${name}:first]] hello` })).response.success).toBe(true);
+	await a.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
+	const b = startRpcPi([...MODEL, "-c"], { home, env: suite.env() });
+	await b.ready();
+	return { a, b };
+}
+
+/** A starts a turn Cursor keeps open: its run stays active on the session's agent. */
+async function startLongTurn(a: RpcPi, name: string): Promise<void> {
+	const from = a.mark();
+	expect((await a.send({ type: "prompt", message: `[[${name}:long]] work` })).response.success).toBe(true);
+	await a.waitFor((r) => r.type === "message_update", { from, timeoutMs: 60_000 });
+}
+
+/** One prompt in B, until Pi has no more automatic work. */
+async function prompt(b: RpcPi, message: string): Promise<RpcRecord[]> {
+	const from = b.mark();
+	expect((await b.send({ type: "prompt", message })).response.success).toBe(true);
+	await b.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
+	return b.records.slice(from);
+}
+
+const runsOf = async (name: string) =>
+	(await suite.backend.runs()).filter((run) => run.userText?.includes(`[[${name}`));
+
+suite.test(
+	"while the other Pi's turn runs, the second Pi says once that the agent is busy there; nothing is retried or sent",
+	async () => {
+		const { a, b } = await twoPis(suite.home(RETRYING), "busy");
+		try {
+			await startLongTurn(a, "busy");
+			const records = await prompt(b, "[[busy:second]] and now this");
+			const assistants = assistantsOf(records);
+			expect(assistants.map((m) => [m.stopReason, m.errorMessage])).toEqual([["error", AGENT_BUSY_ELSEWHERE]]);
+			const text = JSON.stringify(records);
+			expect(text).not.toContain("already has active run");
+			expect(text).not.toMatch(/agent-[0-9a-f-]{8,}/);
+			expect(records.filter((r) => r.type === "auto_retry_start")).toEqual([]);
+			// Nothing of B's reached Cursor; A's run goes on.
+			const runs = await runsOf("busy");
+			expect(runs.map((run) => run.userText?.includes("[[busy:second]]"))).toEqual([false, false]);
+			expect(runs[1]?.clientClosed).toBe(false);
+			// Sent again, the message goes on here with a new Cursor agent that gets the whole conversation.
+			const again = assistantsOf(await prompt(b, "[[busy:again]] and now this"));
+			expect(again.map((m) => m.stopReason)).toEqual(["stop"]);
+			const fresh = (await runsOf("busy")).find((run) => run.userText?.includes("[[busy:again]]"));
+			expect(fresh?.conversationId).not.toBe(runs[0]?.conversationId);
+			expect(fresh?.userText).toContain("<conversation_history>");
+			expect(fresh?.userText).toContain("[[busy:first]] hello");
+		} finally {
+			await Promise.all([a.kill(), b.kill()]);
+		}
+	},
+);
+
+suite.test("after the other Pi crashed mid-turn, this Pi goes on with the same Cursor agent", async () => {
+	const { a, b } = await twoPis(suite.home(), "crash");
+	try {
+		await startLongTurn(a, "crash");
+		const [first] = await runsOf("crash");
+		await a.kill(); // SIGKILL: its run stays marked active in the session's store, its holder file stays behind
+		const records = await prompt(b, "[[crash:after]] where were we");
+		const assistants = assistantsOf(records);
+		expect(assistants.map((m) => m.stopReason)).toEqual(["stop"]);
+		expect(JSON.stringify(assistants)).toContain("reply to:");
+		expect(notifications(records).map((n) => n.message)).toContainEqual(
+			expect.stringContaining("left this session's Cursor agent marked busy"),
+		);
+		// The same Cursor conversation, continued incrementally: no history sent again, no new agent.
+		const after = (await runsOf("crash")).find((run) => run.userText?.includes("[[crash:after]]"));
+		expect(after?.conversationId).toBe(first?.conversationId);
+		expect(after?.userText).not.toContain("<conversation_history>");
+	} finally {
+		await Promise.all([a.kill(), b.kill()]);
+	}
+});
+
+suite.nothingLeftBehind();
