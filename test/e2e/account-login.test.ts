@@ -74,6 +74,15 @@ async function beginSignIn(pi: RpcPi): Promise<{ url: string; from: number }> {
 	return { url, from };
 }
 
+/** Waits until the latest sign-in has been polled `count` times. */
+async function pollsAtLeast(backend: FakeBackend, count: number, timeoutMs = 15_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (((await backend.logins()).attempts.at(-1)?.polls ?? 0) < count) {
+		if (Date.now() > deadline) throw new Error(`no ${count} polls within ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
 async function turn(pi: RpcPi, text: string): Promise<RpcRecord[]> {
 	const from = pi.mark();
 	const { response } = await pi.prompt(text, { timeoutMs: 30_000 });
@@ -217,10 +226,11 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 						(r) => r.type === "extension_ui_request" && r.method === "select" && /Waiting/.test(String(r.title)),
 						{ from },
 					);
+					// Cancel once Pi is really waiting on the backend (a pending poll answered).
+					await pollsAtLeast(backend, 1);
 					pi.write({ type: "extension_ui_response", id: waiting.id, cancelled: true });
 					await pi.waitFor(isNotify(/cancelled: nothing was stored/), { from, timeoutMs: 15_000 });
 					const polls = (await backend.logins()).attempts[0]?.polls ?? 0;
-					expect(polls).toBeGreaterThan(0);
 					const exit = await pi.close();
 					expect(exit.code).toBe(0);
 					expect(storedCursor(home)).toBeUndefined();
