@@ -143,7 +143,8 @@ export class CursorCredentials {
 		}
 		const gone = this.current;
 		this.current = undefined;
-		if (gone && !isExpired(gone, this.now())) this.deps.notify(logoutMessage(gone), "info");
+		// A warning: the key is still live, and Pi's own "Logged out" status line would replace an info line.
+		if (gone && !isExpired(gone, this.now())) this.deps.notify(logoutMessage(gone), "warning");
 	}
 
 	/** /cursor-doctor's view of the key Pi resolved and where it came from. */
