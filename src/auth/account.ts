@@ -53,7 +53,8 @@ export function fromCredential(credential: OAuthCredential | undefined): Account
 	const keyName = typeof credential.keyName === "string" && credential.keyName ? credential.keyName : undefined;
 	return {
 		key: credential.access,
-		expiresAt: credential.expires,
+		// Past the dates JavaScript can name is "never"; before 1970 is long expired.
+		expiresAt: Math.min(Math.max(credential.expires, 0), NEVER_EXPIRES),
 		origin: credential.origin === "sdk-login" ? "sdk-login" : "browser",
 		...(email ? { email } : {}),
 		...(keyName ? { keyName } : {}),
