@@ -91,10 +91,25 @@ async function runTurn(
 	}
 	// A new prompt, steering after tool results, or a retry: the previous run is superseded.
 	if (previous) runtime.keepLive(undefined);
-	await startRun(runtime, translator, model, context, options, setup, watch);
+	const stale = await startRun(runtime, translator, model, context, options, setup, watch, true);
+	// The pooled agent's session was refused (it idled) while the key may be good: once, on a new agent.
+	if (stale)
+		await startRun(
+			runtime,
+			translator,
+			model,
+			context,
+			options,
+			setup,
+			new TurnWatch(options?.signal, setup.timeouts),
+			false,
+		);
 }
 
-/** A fresh send: lease the session's agent, send the prompt, and follow the new run. */
+/**
+ * A fresh send: lease the session's agent, send the prompt, and follow the new run. Resolves `true` when the pooled
+ * agent's session was refused before any output and `mayRecreate` allowed asking for a send on a new agent.
+ */
 async function startRun(
 	runtime: TurnRuntime,
 	translator: TurnTranslator,
@@ -103,7 +118,8 @@ async function startRun(
 	options: SimpleStreamOptions | undefined,
 	setup: TurnSetup,
 	watch: TurnWatch,
-): Promise<void> {
+	mayRecreate: boolean,
+): Promise<boolean> {
 	const secrets = [setup.apiKey];
 	const attemptedAt = Date.now();
 	let lease: AgentLease | undefined;
@@ -141,7 +157,7 @@ async function startRun(
 			});
 		}
 		translator.fail(failure);
-		return;
+		return false;
 	}
 	const send: SendStarted = {
 		agentId: lease.agent.agentId,
@@ -157,6 +173,7 @@ async function startRun(
 	});
 	if (lease.kind !== "summary") runtime.keepLive(live);
 	const turn = new ProviderTurn(runtime, translator, context, setup, watch, live);
+	turn.recreateOnAuthFailure = mayRecreate && setup.runtime === "local" && lease.kind === "incremental";
 	const observer = runtime.observer;
 	const observeUpdate = observer?.sdkUpdate ? observer : undefined;
 	const onDelta = ({ update }: { update: InteractionUpdate }) => {
@@ -203,7 +220,8 @@ async function startRun(
 	} catch (error) {
 		// The watch ended the turn, or `send` itself failed: nothing runs, the agent is replaced.
 		await turn.stop(watch.failure ?? failureOf(error, secrets));
-		return;
+		return turn.recreate;
 	}
 	await turn.follow();
+	return turn.recreate;
 }

@@ -47,6 +47,7 @@ export class TurnTranslator {
 	private open: { block: TextContent | ThinkingContent; index: number } | undefined;
 	private usage: CursorTurnUsage | undefined;
 	private ended = false;
+	private started = false;
 
 	constructor(
 		private readonly out: AssistantMessageEventStream,
@@ -73,7 +74,10 @@ export class TurnTranslator {
 		return this.usage;
 	}
 
+	/** Once per message: a send tried again on a recreated agent (src/turn/stream.ts) does not start it twice. */
 	start(): void {
+		if (this.started) return;
+		this.started = true;
 		this.out.push({ type: "start", partial: this.message });
 	}
 

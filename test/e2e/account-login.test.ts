@@ -384,3 +384,58 @@ describe("expiry of an account sign-in", () => {
 		TIMEOUT,
 	);
 });
+
+describe("an idle pooled agent refused with 401", () => {
+	test(
+		"is recreated once with the same key and the turn is answered; a fresh agent's 401 is still a rejected key",
+		async () => {
+			await suite.limit(async () => {
+				const key = "key_idle_pooled";
+				const backend = await startFakeBackend({
+					rest: { apiKeys: [key] },
+					scenarios: [
+						[{ text: "first answer" }, { turnEnded: true }],
+						{ name: "stale-session", httpStatus: 401 },
+						[{ text: "answered on a new agent" }, { turnEnded: true }],
+					],
+				});
+				try {
+					const home = suite.home();
+					const pi = start(home, backend, undefined, { CURSOR_API_KEY: key });
+					await pi.ready();
+					expect(assistantEnd(await turn(pi, "first")).stopReason).toBe("stop");
+					const second = await turn(pi, "second, after a long idle");
+					const end = assistantEnd(second);
+					expect({ stopReason: end.stopReason, error: end.errorMessage }).toEqual({
+						stopReason: "stop",
+						error: undefined,
+					});
+					expect(JSON.stringify(end.content)).toContain("answered on a new agent");
+					expect(notifications(second).filter((n) => /rejected|API key/i.test(n.message))).toEqual([]);
+					const runs = await backend.runs();
+					expect(runs.map((r) => r.scenarioName ?? r.status)).toHaveLength(3);
+					const agents = (await backend.runRequests()).map((r) => r.conversationId);
+					// The refused send went to the pooled agent; the retry to a new one, with the same key.
+					expect(agents[1]).toBe(agents[0]);
+					expect(agents[2]).not.toBe(agents[1]);
+					const bearers = new Set(
+						(await backend.requests()).filter((r) => r.path === "/auth/exchange_user_api_key").map((r) => r.bearer),
+					);
+					expect([...bearers]).toEqual([key]);
+
+					// A brand-new agent refused: reported, not retried.
+					await backend.enqueue({ name: "fresh-401", httpStatus: 401 });
+					await pi.send({ type: "new_session" });
+					const fresh = assistantEnd(await turn(pi, "a new session"));
+					expect(fresh.stopReason).toBe("error");
+					expect(fresh.errorMessage).toMatch(/^Cursor rejected the API key/);
+					expect(await backend.runs()).toHaveLength(4);
+					expect((await pi.close()).code).toBe(0);
+				} finally {
+					await backend.stop();
+				}
+			});
+		},
+		TIMEOUT,
+	);
+});
