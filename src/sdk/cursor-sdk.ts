@@ -14,6 +14,7 @@ import type {
 	SdkLoginResult,
 } from "@cursor/sdk";
 import { Agent, Cursor, createAgentPlatform, FileCredentialStore, getDefaultSdkStateRoot } from "@cursor/sdk";
+import { readEnvVar } from "../settings/env.ts";
 import { memoryAgentStore } from "./memory-store.ts";
 
 export type {
@@ -166,7 +167,7 @@ export const cursorAuthSdk: CursorAuthSdk = {
 			...(email ? { email } : {}),
 		};
 	},
-	backendUrl: () => (process.env.CURSOR_BACKEND_URL || "https://api2.cursor.sh").replace(/\/+$/, ""),
+	backendUrl: () => (readEnvVar(process.env, "backendUrl") || "https://api2.cursor.sh").replace(/\/+$/, ""),
 };
 
 export const cloudSdk: CloudSdk = {
