@@ -58,7 +58,7 @@ function filesUnder(dir: string): string[] {
 }
 
 /** The browser step: open the login URL Pi showed (the fake learns the challenge), then settle the sign-in. */
-async function browser(backend: FakeBackend, url: string, outcome: "done" | "denied"): Promise<void> {
+async function browser(backend: FakeBackend, url: string, outcome: "done" | "denied" | "expired"): Promise<void> {
 	const page = await fetch(url);
 	expect(page.status).toBe(200);
 	const uuid = new URL(url).searchParams.get("uuid") ?? "";
@@ -245,29 +245,30 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 		TIMEOUT,
 	);
 
-	test(
-		"a sign-in the browser denies fails with a message and stores nothing",
-		async () => {
-			await suite.limit(async () => {
-				const backend = await backendFor();
-				try {
-					const home = suite.home();
-					const pi = start(home, backend);
-					await pi.ready();
-					const { url, from } = await beginSignIn(pi);
-					await browser(backend, url, "denied");
-					const failure = await pi.waitFor<UiRequest>(isNotify(/Cursor sign-in failed/), { from, timeoutMs: 30_000 });
-					expect(failure.notifyType).toBe("error");
-					expect(failure.message).toContain("Login failed or timed out");
-					expect(storedCursor(home)).toBeUndefined();
-					expect((await pi.close()).code).toBe(0);
-				} finally {
-					await backend.stop();
-				}
-			});
-		},
-		TIMEOUT,
-	);
+	for (const outcome of ["denied", "expired"] as const)
+		test(
+			`a sign-in the browser ends as ${outcome} fails with a message and stores nothing`,
+			async () => {
+				await suite.limit(async () => {
+					const backend = await backendFor();
+					try {
+						const home = suite.home();
+						const pi = start(home, backend);
+						await pi.ready();
+						const { url, from } = await beginSignIn(pi);
+						await browser(backend, url, outcome);
+						const failure = await pi.waitFor<UiRequest>(isNotify(/Cursor sign-in failed/), { from, timeoutMs: 30_000 });
+						expect(failure.notifyType).toBe("error");
+						expect(failure.message).toContain("Login failed or timed out");
+						expect(storedCursor(home)).toBeUndefined();
+						expect((await pi.close()).code).toBe(0);
+					} finally {
+						await backend.stop();
+					}
+				});
+			},
+			TIMEOUT,
+		);
 
 	test(
 		"an existing SDK login is offered as the source and never written",
