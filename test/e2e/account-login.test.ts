@@ -322,39 +322,40 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 });
 
 describe("expiry of an account sign-in", () => {
-	test(
-		"an expired sign-in fails the turn with 'sign in again with /login' and sends nothing",
-		async () => {
-			await suite.limit(async () => {
-				const backend = await backendFor();
-				try {
-					const home = suite.home();
-					const key = "key_expired_account";
-					home.writeAgentFile("auth.json", accountCredential(Date.now() - DAY, key));
-					const pi = start(home, backend);
-					await pi.ready();
-					const records = await turn(pi, "hello with an expired key");
-					const end = assistantEnd(records);
-					expect(end.stopReason).toBe("error");
-					expect(end.errorMessage).toContain("sign in again with /login");
-					expect(end.errorMessage).not.toMatch(/invalid API key|rejected the API key/i);
-					const requests = await backend.requests();
-					expect(requests.filter((r) => r.bearer === key)).toEqual([]);
-					expect(await backend.runs()).toEqual([]);
-					const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
-					expect(
-						notifications(doctor.records)
-							.map((n) => n.message)
-							.join("\n"),
-					).toContain("sign in again with /login");
-					expect((await pi.close()).code).toBe(0);
-				} finally {
-					await backend.stop();
-				}
-			});
-		},
-		TIMEOUT,
-	);
+	for (const host of hosts.filter((h) => h.name.startsWith("npm")))
+		test(
+			`${host.name}: an expired sign-in fails the turn with 'sign in again with /login' and sends nothing`,
+			async () => {
+				await suite.limit(async () => {
+					const backend = await backendFor();
+					try {
+						const home = suite.home();
+						const key = "key_expired_account";
+						home.writeAgentFile("auth.json", accountCredential(Date.now() - DAY, key));
+						const pi = start(home, backend, host);
+						await pi.ready();
+						const records = await turn(pi, "hello with an expired key");
+						const end = assistantEnd(records);
+						expect(end.stopReason).toBe("error");
+						expect(end.errorMessage).toContain("sign in again with /login");
+						expect(end.errorMessage).not.toMatch(/invalid API key|rejected the API key/i);
+						const requests = await backend.requests();
+						expect(requests.filter((r) => r.bearer === key)).toEqual([]);
+						expect(await backend.runs()).toEqual([]);
+						const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
+						expect(
+							notifications(doctor.records)
+								.map((n) => n.message)
+								.join("\n"),
+						).toContain("sign in again with /login");
+						expect((await pi.close()).code).toBe(0);
+					} finally {
+						await backend.stop();
+					}
+				});
+			},
+			TIMEOUT,
+		);
 
 	test(
 		"5 days before expiry the doctor and a notice say when it ends and how to renew",
