@@ -1,8 +1,17 @@
 // One instance per Pi session runtime (`ExtensionAPI`): builds the subsystems, wires them to Pi's events, and hands
 // each command module and the provider only what it uses. Pi may host several sessions in one process; each gets
 // its own instance, so catalogs, agents and settings are never shared (process-wide effects: src/process/).
+
+import { hostname } from "node:os";
 import type { Model } from "@earendil-works/pi-ai";
-import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
+import {
+	type ExtensionAPI,
+	type ExtensionContext,
+	getAgentDir,
+	SettingsManager,
+} from "@earendil-works/pi-coding-agent";
+import { registerAuthCommands } from "./auth/command.ts";
+import { CursorCredentials } from "./auth/credentials.ts";
 import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { guardBridgedCalls } from "./bridge/call-guard.ts";
 import { BridgeView } from "./bridge/view.ts";
@@ -18,7 +27,14 @@ import { CursorReplay } from "./replay/replay.ts";
 import { CloudRuntime, type CloudSessionView } from "./runtime/cloud.ts";
 import { LocalRuntime } from "./runtime/local.ts";
 import { SessionPrewarm } from "./runtime/prewarm.ts";
-import { type CloudSdk, type CursorSdk, cloudSdk, cursorSdk } from "./sdk/cursor-sdk.ts";
+import {
+	type CloudSdk,
+	type CursorAuthSdk,
+	type CursorSdk,
+	cloudSdk,
+	cursorAuthSdk,
+	cursorSdk,
+} from "./sdk/cursor-sdk.ts";
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { restoreLostModel } from "./session/lost-model.ts";
 import { SessionAgentPool } from "./session/pool.ts";
@@ -67,13 +83,17 @@ export class CursorExtension {
 	private readonly report = this.notifier.report;
 	private readonly refreshStatus = () => this.notifier.setStatus(STATUS_KEY, this.settings.status());
 	private readonly storeRootChoice = () => this.local.storeRoot(readEnv(this.env));
+	/** The one owner of Cursor credentials: the provider's auth and what is known about the key in use. */
+	private readonly credentials: CursorCredentials;
 
 	constructor(
 		private readonly pi: ExtensionAPI,
 		private readonly sdk: CursorSdk = cursorSdk,
 		private readonly agentDir: string = getAgentDir(),
 		private readonly cloudApi: CloudSdk = cloudSdk,
+		authSdk: CursorAuthSdk = cursorAuthSdk,
 	) {
+		this.credentials = new CursorCredentials({ sdk: authSdk, host: hostname(), env: this.env, notify: this.notify });
 		// Windows learned from earlier runs are read once, here: startup never probes a model.
 		this.catalog = new CatalogState(FALLBACK_CONTEXT_WINDOWS, readLearnedWindows(learnedWindowsPath(agentDir)));
 		this.configFile = new CursorSdkConfigFile(userConfigPath(agentDir));
@@ -125,6 +145,7 @@ export class CursorExtension {
 			cloud: this.cloud,
 			storeMoved: (storeDir) => this.pool.bind({ storeDir, resume: undefined }),
 			resolved: (setup) => this.accounting.noteTurn(setup),
+			checkKey: (apiKey) => this.credentials.checkTurn(apiKey),
 		});
 		const { sockets } = this;
 		this.prewarm = new SessionPrewarm({ env, entry: this.entry, runtime: this.runtime, sockets });
@@ -141,6 +162,7 @@ export class CursorExtension {
 				cache: new CatalogCache(this.agentDir),
 				turns: this.entry,
 				sockets: this.sockets,
+				credentials: this.credentials,
 			}),
 		);
 		this.registerEvents();
@@ -150,6 +172,7 @@ export class CursorExtension {
 		const { notify, report, refreshStatus } = this;
 		const bridgeRunning = () => this.pool.liveRun?.bridge !== undefined;
 		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
+		registerAuthCommands(this.pi, notify);
 		const settings = { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus };
 		registerCloudCommands(this.pi, { ...settings, sdk: this.cloudApi, journal: () => this.cloud.journal(), report });
 		registerCommands(this.pi, {
@@ -168,6 +191,7 @@ export class CursorExtension {
 				bridge: () => this.bridge.doctorFact(bridgeRunning()),
 				cloudTarget: () => this.cloud.doctorFact(),
 				lastError: () => this.accounting.ledger.lastError,
+				credential: (apiKey, source) => this.credentials.fact(apiKey, source),
 				report,
 			},
 			toolsReport: () => this.bridge.report(bridgeRunning()),

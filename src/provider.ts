@@ -5,6 +5,8 @@ import type {
 	SimpleStreamOptions,
 	TranscriptContext,
 } from "@earendil-works/pi-ai";
+import { fromCredential } from "./auth/account.ts";
+import { type CursorCredentials, usableKey } from "./auth/credentials.ts";
 import type { CatalogCache } from "./catalog/cache.ts";
 import { discoverModels } from "./catalog/discovery.ts";
 import { type CatalogState, CURSOR_BASE_URL, PROVIDER_ID } from "./catalog/state.ts";
@@ -21,20 +23,20 @@ export interface ProviderDeps {
 	turns: TurnEntry;
 	/** SDK work runs inside `sockets.run` so that its leftover sockets cannot hold Pi's exit. */
 	sockets: SdkSockets;
+	/** The provider's auth (pasted key, account sign-in, env var) and what is known about the key in use. */
+	credentials: CursorCredentials;
 }
 
 const API_KEY = ENV_VARS.apiKey.name;
 
-/** A key as given, trimmed; blanks only count as no key. */
-const usableKey = (key: string | undefined): string | undefined => key?.trim() || undefined;
-
 /** The key Pi resolved for a refresh: a stored/runtime/models.json credential, else the ambient env key. */
 function refreshKey(context: RefreshModelsContext): string | undefined {
+	if (context.credential?.type === "oauth") return fromCredential(context.credential)?.key;
 	const credential = context.credential?.type === "api_key" ? context.credential : undefined;
 	return usableKey(credential?.key) ?? usableKey(credential?.env?.[API_KEY]) ?? readEnvVar(process.env, "apiKey");
 }
 
-/** The native Pi provider for Cursor: API-key auth, the cached/fallback catalog, live refresh and the stream. */
+/** The native Pi provider for Cursor: API-key and account sign-in auth, the cached/fallback catalog, live refresh and the stream. */
 export function buildProvider(deps: ProviderDeps): Provider<string> {
 	const { catalog, cache } = deps;
 	const streamSimple = (model: Model<string>, context: TranscriptContext, options?: SimpleStreamOptions) =>
@@ -44,27 +46,11 @@ export function buildProvider(deps: ProviderDeps): Provider<string> {
 		id: PROVIDER_ID,
 		name: "Cursor",
 		baseUrl: CURSOR_BASE_URL,
-		auth: {
-			apiKey: {
-				name: "Cursor",
-				async login(interaction) {
-					const key = (await interaction.prompt({ type: "secret", message: "Cursor API key" })).trim();
-					if (!key) throw new Error("No Cursor API key entered.");
-					return { type: "api_key", key };
-				},
-				async resolve({ ctx, credential }) {
-					const stored = usableKey(credential?.key) ?? usableKey(credential?.env?.[API_KEY]);
-					if (stored) return { auth: { apiKey: stored }, source: "stored API key" };
-					const ambient = usableKey(await ctx.env(API_KEY));
-					if (ambient) return { auth: { apiKey: ambient }, source: API_KEY };
-					// Logged out: keep the models visible (the turn explains how to log in) unless the user opted out.
-					const hide = readEnvVar(process.env, "hideModelsWhenLoggedOut");
-					return hide ? undefined : { auth: {}, source: "logged out" };
-				},
-			},
-		},
+		auth: deps.credentials.providerAuth(),
 		getModels: () => catalog.models,
 		async refreshModels(context) {
+			// Pi refreshes after every login and logout: the credential seen now tells a sign-out apart.
+			deps.credentials.observeStoredCredential(context.credential);
 			const env = readEnv(process.env);
 			const key = refreshKey(context);
 			const cached = key && !env.disableModelCache ? cache.read(key) : undefined;

@@ -36,7 +36,16 @@ export interface NativeFact {
 }
 
 export interface DoctorFacts {
-	key: { present: boolean; source: string | undefined };
+	/**
+	 * `credential`: which kind of key it is (environment, pasted, account sign-in with email and days left), with a
+	 * warning near or past an account key's expiry; `error`: why Pi could not resolve one (an expired sign-in).
+	 */
+	key: {
+		present: boolean;
+		source: string | undefined;
+		credential?: { detail: string; warning?: string };
+		error?: string;
+	};
 	backend: BackendFact;
 	/** e.g. `CURSOR_BACKEND_URL` when set (scrubbed), for the backend check's detail. */
 	backendUrl: string | undefined;
@@ -79,14 +88,17 @@ export function checkKey(facts: DoctorFacts): CheckResult {
 		return {
 			title,
 			status: "fail",
-			detail: "no Cursor API key is configured",
-			fix: "export CURSOR_API_KEY=… before starting Pi, or run /login → API key → Cursor",
+			detail: facts.key.error ?? "no Cursor API key is configured",
+			fix: "export CURSOR_API_KEY=… before starting Pi, or run /login → Cursor (account sign-in or API key)",
 		};
 	}
+	const from = facts.key.credential?.detail ?? facts.key.source ?? "an unknown source";
+	const warning = facts.key.credential?.warning;
 	return {
 		title,
-		status: "ok",
-		detail: `from ${facts.key.source ?? "an unknown source"} (the key itself is never shown)`,
+		status: warning ? "warn" : "ok",
+		detail: `from ${from} (the key itself is never shown)`,
+		...(warning ? { fix: warning } : {}),
 	};
 }
 

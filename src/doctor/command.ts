@@ -29,6 +29,8 @@ export interface DoctorDeps {
 	/** What a cloud turn would run against (asked only when the runtime is cloud). */
 	readonly cloudTarget: () => Promise<NonNullable<DoctorFacts["cloudTarget"]>>;
 	readonly lastError: () => DoctorFacts["lastError"];
+	/** Which kind of key Pi resolved (never the key). */
+	readonly credential: (apiKey: string | undefined, source: string | undefined) => { detail: string; warning?: string };
 	readonly report: Notify;
 }
 
@@ -45,6 +47,7 @@ export async function doctorCommand(deps: DoctorDeps, ctx: ExtensionCommandConte
 			const auth = await ctx.modelRegistry.getProviderAuth("cursor");
 			return { apiKey: auth?.auth.apiKey || undefined, source: auth?.source };
 		},
+		credential: deps.credential,
 		me: (apiKey) => deps.sdk.me(apiKey),
 		piVersion: VERSION,
 		transport: { useHttp1: http.useHttp1, source: http.source },

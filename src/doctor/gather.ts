@@ -14,6 +14,8 @@ export interface DoctorSources {
 	env: Pick<CursorEnv, "treeSitterVendorDir" | "ripgrepPath" | "backendUrl">;
 	/** The key Pi resolved for the Cursor provider, and where it came from. */
 	auth(): Promise<{ apiKey: string | undefined; source: string | undefined }>;
+	/** What the resolved key is (src/auth/): environment, pasted, or account sign-in with its expiry. */
+	credential?(apiKey: string | undefined, source: string | undefined): { detail: string; warning?: string };
 	me(apiKey: string): Promise<{ apiKeyName?: unknown }>;
 	piVersion: string | undefined;
 	transport: { useHttp1: boolean | undefined; source: string };
@@ -131,14 +133,25 @@ function storeRootFact(sources: DoctorSources): DoctorFacts["storeRoot"] {
 
 export async function gatherDoctorFacts(sources: DoctorSources): Promise<DoctorFacts> {
 	const { env } = sources;
-	const auth = await sources.auth().catch(() => ({ apiKey: undefined, source: undefined }));
+	let error: string | undefined;
+	const auth = await sources.auth().catch((cause: unknown) => {
+		// An expired account sign-in fails Pi's resolution with the way out ("sign in again with /login").
+		error = scrubText(cause instanceof Error ? cause.message : String(cause));
+		return { apiKey: undefined, source: undefined };
+	});
+	const credential = auth.apiKey ? sources.credential?.(auth.apiKey, auth.source) : undefined;
 	const backend = await backendFact(auth.apiKey, sources.me);
 	const located = sources.natives ?? locateNativePaths();
 	const parserDir = env.treeSitterVendorDir;
 	const ripgrep = env.ripgrepPath;
 	const backendUrl = env.backendUrl;
 	return {
-		key: { present: !!auth.apiKey, source: auth.source },
+		key: {
+			present: !!auth.apiKey,
+			source: auth.source,
+			...(credential ? { credential } : {}),
+			...(error ? { error } : {}),
+		},
 		backend,
 		backendUrl: backendUrl ? scrubText(backendUrl, [auth.apiKey]) : undefined,
 		versions: {

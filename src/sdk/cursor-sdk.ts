@@ -11,9 +11,11 @@ import type {
 	SDKAgent,
 	SDKAgentInfo,
 	SDKModel,
+	SdkLoginResult,
 	SteerAckOutcome,
 } from "@cursor/sdk";
-import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
+import { Agent, Cursor, createAgentPlatform, FileCredentialStore, getDefaultSdkStateRoot } from "@cursor/sdk";
+import { readEnvVar } from "../settings/env.ts";
 import { memoryAgentStore } from "./memory-store.ts";
 
 export type {
@@ -31,6 +33,7 @@ export type {
 	SDKCustomToolResult,
 	SDKImage,
 	SDKModel,
+	SdkLoginResult,
 	SendOptions,
 	ToolCall,
 } from "@cursor/sdk";
@@ -130,6 +133,55 @@ export interface CloudSdk {
 	/** `DELETE /v1/agents/:id` (irreversible). */
 	deleteAgent(agentId: string, apiKey: string): Promise<void>;
 }
+
+/** What a browser sign-in needs from the caller; the SDK is always told to keep nothing (`store: null`). */
+export interface BrowserLoginRequest {
+	/** Shown in the dashboard's API-keys list. */
+	apiKeyName: string;
+	/** Called once with the login URL before the wait: the caller always shows it. */
+	onLoginUrl(url: string): void;
+	/** `true`: the SDK opens the system browser when that can work (not over SSH, not with `NO_OPEN_BROWSER`). */
+	openBrowser: boolean;
+	signal: AbortSignal;
+}
+
+/** A login the SDK itself stored (`~/.cursor/sdk/auth.json`), read and never written. */
+export interface SdkStoredLogin {
+	backendUrl: string;
+	apiKey: string;
+	apiKeyExpiresAtMs?: number;
+	email?: string;
+}
+
+/**
+ * `Cursor.auth.login` (browser handshake, `POST /auth/poll`, then one `CreateUserApiKey` + `GetMe`; §4.2 of the
+ * fake backend protocol) with `store: null`, and a read of the SDK's own stored login. Base URLs are the SDK's
+ * (`CURSOR_BACKEND_URL` / `CURSOR_WEBSITE_URL`, read at call time).
+ */
+export interface CursorAuthSdk {
+	login(request: BrowserLoginRequest): Promise<SdkLoginResult>;
+	/** The SDK's stored login, when there is a well-formed one (expired or not). */
+	readStoredLogin(): Promise<SdkStoredLogin | undefined>;
+	/** The API base a key minted now is paired with. */
+	backendUrl(): string;
+}
+
+export const cursorAuthSdk: CursorAuthSdk = {
+	login: ({ apiKeyName, onLoginUrl, openBrowser, signal }) =>
+		Cursor.auth.login({ apiKeyName, onLoginUrl, openBrowser, signal, store: null }),
+	readStoredLogin: async () => {
+		const stored = await new FileCredentialStore().load();
+		if (!stored) return undefined;
+		const { backendUrl, apiKey, apiKeyExpiresAtMs, email } = stored;
+		return {
+			backendUrl,
+			apiKey,
+			...(apiKeyExpiresAtMs !== undefined ? { apiKeyExpiresAtMs } : {}),
+			...(email ? { email } : {}),
+		};
+	},
+	backendUrl: () => (readEnvVar(process.env, "backendUrl") || "https://api2.cursor.sh").replace(/\/+$/, ""),
+};
 
 export const cloudSdk: CloudSdk = {
 	createAgent: ({ apiKey, cloud, agents, mode }) =>

@@ -25,6 +25,8 @@ export interface SessionTurnEntryDeps {
 	readonly storeMoved: (storeDir: string | undefined) => void;
 	/** Every resolved request, set up or refused (usage accounting records the key or the error). */
 	readonly resolved: (setup: TurnSetup | CursorError) => void;
+	/** The key's own state (src/auth/): an expired account sign-in refuses the send; a near expiry is noticed. */
+	readonly checkKey?: (apiKey: string | undefined) => { expired: string } | undefined;
 }
 
 export class SessionTurnEntry implements TurnEntry {
@@ -47,7 +49,10 @@ export class SessionTurnEntry implements TurnEntry {
 	}
 
 	setup(model: Model<string>, options: SimpleStreamOptions | undefined, continuing: boolean): TurnSetup | CursorError {
-		const setup = this.resolve(model, options, continuing);
+		const expired = this.deps.checkKey?.(options?.apiKey)?.expired;
+		const setup: TurnSetup | CursorError = expired
+			? { kind: "auth", message: expired }
+			: this.resolve(model, options, continuing);
 		this.deps.resolved(setup);
 		return setup;
 	}

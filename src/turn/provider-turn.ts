@@ -91,6 +91,12 @@ export class ProviderTurn {
 	 * the caller sends those messages as a follow-up on the same agent, continuing this assistant message.
 	 */
 	followUp: { live: LiveRun; messages: LiveRun["deferred"] } | undefined;
+	/**
+	 * Set by a fresh send on the pooled agent: a key rejection before any output is then the agent's stale session
+	 * (it idled), not the key. The lease is released (the agent replaced) and `recreate` asks for one more send.
+	 */
+	recreateOnAuthFailure = false;
+	recreate = false;
 
 	constructor(
 		private readonly runtime: TurnRuntime,
@@ -295,7 +301,9 @@ export class ProviderTurn {
 		const outcome = failure.kind === "aborted" ? "aborted" : "error";
 		notifySendEnded(this.runtime.observer, this.live, outcome, this.translator, failure);
 		await this.live.lease.release(outcome);
-		this.translator.fail(this.live.steerPending && outcome === "error" ? withSteerLost(failure) : failure);
+		if (this.recreateOnAuthFailure && failure.kind === "auth" && this.translator.message.content.length === 0) {
+			this.recreate = true;
+		} else this.translator.fail(this.live.steerPending && outcome === "error" ? withSteerLost(failure) : failure);
 		this.resolveEnd();
 	}
 

@@ -61,7 +61,10 @@ export function resolveTurnSetup(input: TurnSetupInput): TurnSetup | CursorError
 	}
 	const apiKey = input.options?.apiKey?.trim();
 	if (!apiKey) {
-		return { kind: "auth", message: "No Cursor API key: set CURSOR_API_KEY or run /login (API key → Cursor)." };
+		return {
+			kind: "auth",
+			message: "No Cursor API key: set CURSOR_API_KEY or run /login → Cursor (account sign-in or API key).",
+		};
 	}
 	const invalidFlag = flagError(settings);
 	if (invalidFlag) return configuration(invalidFlag);

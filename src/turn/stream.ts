@@ -104,10 +104,18 @@ async function runTurn(
 	const notice = steered
 		? "Cursor's run had been given up before this message arrived (it waited too long for Pi), so it goes to a new Cursor agent with the whole conversation."
 		: undefined;
-	await startRun(runtime, translator, model, context, options, setup, watch, notice);
+	const stale = await startRun(runtime, translator, model, context, options, setup, watch, true, notice);
+	// The pooled agent's session was refused (it idled) while the key may be good: once, on a new agent.
+	if (stale) {
+		const retry = new TurnWatch(options?.signal, setup.timeouts);
+		await startRun(runtime, translator, model, context, options, setup, retry, false);
+	}
 }
 
-/** A fresh send: lease the session's agent, send the prompt, and follow the new run. */
+/**
+ * A fresh send: lease the session's agent, send the prompt, and follow the new run. Resolves `true` when the pooled
+ * agent's session was refused before any output and `mayRecreate` allowed asking for a send on a new agent.
+ */
 async function startRun(
 	runtime: TurnRuntime,
 	translator: TurnTranslator,
@@ -116,8 +124,9 @@ async function startRun(
 	options: SimpleStreamOptions | undefined,
 	setup: TurnSetup,
 	watch: TurnWatch,
+	mayRecreate: boolean,
 	notice?: string,
-): Promise<void> {
+): Promise<boolean> {
 	const secrets = [setup.apiKey];
 	const attemptedAt = Date.now();
 	let lease: AgentLease | undefined;
@@ -156,9 +165,9 @@ async function startRun(
 			});
 		}
 		translator.fail(failure);
-		return;
+		return false;
 	}
-	await sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload);
+	return sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload, mayRecreate);
 }
 
 /**
@@ -175,7 +184,8 @@ async function sendOnLease(
 	watch: TurnWatch,
 	lease: AgentLease,
 	payload: CursorPayload,
-): Promise<void> {
+	mayRecreate: boolean,
+): Promise<boolean> {
 	const secrets = [setup.apiKey];
 	const send: SendStarted = {
 		agentId: lease.agent.agentId,
@@ -191,6 +201,7 @@ async function sendOnLease(
 	});
 	if (lease.kind !== "summary") runtime.keepLive(live);
 	const turn = new ProviderTurn(runtime, translator, context, setup, watch, live);
+	turn.recreateOnAuthFailure = mayRecreate && setup.runtime === "local" && lease.kind === "incremental";
 	const observer = runtime.observer;
 	const observeUpdate = observer?.sdkUpdate ? observer : undefined;
 	const onDelta = ({ update }: { update: InteractionUpdate }) => {
@@ -246,9 +257,10 @@ async function sendOnLease(
 	} catch (error) {
 		// The watch ended the turn, or `send` itself failed: nothing runs, the agent is replaced.
 		await turn.stop(watch.failure ?? failureOf(error, secrets));
-		return;
+		return turn.recreate;
 	}
 	await follow(runtime, translator, model, context, options, setup, turn);
+	return turn.recreate;
 }
 
 /**
@@ -279,5 +291,5 @@ async function follow(
 	};
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
 	watch.startSdkWork();
-	await sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload);
+	await sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload, false);
 }

@@ -50,6 +50,7 @@ export class TurnTranslator {
 	private ended = false;
 	/** Why the message's usage is an estimate (undefined: it is Cursor's report, mapped). */
 	private estimate: UsageEstimateReason | undefined;
+	private started = false;
 
 	constructor(
 		private readonly out: AssistantMessageEventStream,
@@ -83,7 +84,10 @@ export class TurnTranslator {
 		return this.estimate;
 	}
 
+	/** Once per message: a send tried again on a recreated agent (src/turn/stream.ts) does not start it twice. */
 	start(): void {
+		if (this.started) return;
+		this.started = true;
 		this.out.push({ type: "start", partial: this.message });
 	}
 

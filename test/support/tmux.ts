@@ -90,12 +90,13 @@ export class TmuxSession {
 export function piTerminal(
 	home: TempHome,
 	args: string[],
-	options: { env: Record<string, string | undefined>; height: number },
+	options: { env: Record<string, string | undefined>; height: number; width?: number },
 ): TmuxSession {
 	const pi = [ensureTool("node24"), ensureTool("pi@1.6.0"), "-ne", "-e", BUNDLE, ...args].join(" ");
 	return new TmuxSession(home.dir, `exec ${pi}`, {
 		env: home.env({ TERM: "xterm-256color", ...options.env }),
 		cwd: home.dir,
 		height: options.height,
+		...(options.width ? { width: options.width } : {}),
 	});
 }

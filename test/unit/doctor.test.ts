@@ -77,6 +77,41 @@ test("no key: the key check fails with the fix and the backend is not asked", as
 	expect(renderDoctor(results)).toContain("Cursor will not work until the failures are fixed.");
 });
 
+test("an account sign-in: the key check names it and its days left, warns near expiry; an expired one shows the way out", async () => {
+	const near = runChecks(
+		await gatherDoctorFacts(
+			sources(tempDir(), {
+				auth: async () => ({ apiKey: KEY, source: "OAuth" }),
+				credential: () => ({
+					detail: "Cursor account sign-in (me@example.com), 5 days left (expires 2026-11-07)",
+					warning:
+						"Your Cursor sign-in (me@example.com) expires in 5 days (2026-11-07). Sign in again with /login → Cursor to renew it.",
+				}),
+			}),
+		),
+	);
+	expect(byTitle(near, "API key source")).toMatchObject({
+		status: "warn",
+		detail: expect.stringContaining("Cursor account sign-in (me@example.com), 5 days left"),
+		fix: expect.stringContaining("/login"),
+	});
+	const expired = runChecks(
+		await gatherDoctorFacts(
+			sources(tempDir(), {
+				auth: async () => {
+					throw new Error(
+						"OAuth refresh failed for cursor: Your Cursor sign-in expired on 2026-11-01: sign in again with /login → Cursor.",
+					);
+				},
+			}),
+		),
+	);
+	expect(byTitle(expired, "API key source")).toMatchObject({
+		status: "fail",
+		detail: expect.stringContaining("sign in again with /login"),
+	});
+});
+
 test("the backend: a rejected key fails with the fix, an unreachable one points at the network; errors are scrubbed", async () => {
 	const rejected = Object.assign(new Error(`Invalid API key ${KEY}`), { name: "AuthenticationError" });
 	const results = runChecks(await gatherDoctorFacts(sources(tempDir(), { me: async () => Promise.reject(rejected) })));

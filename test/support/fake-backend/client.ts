@@ -3,11 +3,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startServerProcess } from "../processes.ts";
+import type { LoginAttempt, LoginBehaviour, LoginOutcome, MintedKey } from "./login.ts";
 import type { RunRequestSummary } from "./messages.ts";
 import type { ScenarioInput } from "./scenario.ts";
 import type { ClientLogEntry, RequestLogEntry, RestBehaviour, RunInfo } from "./state.ts";
 import { bunPath, FAKE_BACKEND_DIR, node24Path, REPO_ROOT } from "./toolchain.ts";
 
+export type { LoginAttempt, LoginBehaviour, LoginOutcome, MintedKey } from "./login.ts";
 export type { RunRequestSummary } from "./messages.ts";
 export type { ExecSpec, Scenario, ScenarioInput, Step, ToolCallSpec, UsageSpec } from "./scenario.ts";
 export type { ClientLogEntry, RequestLogEntry, RestBehaviour, RouteOverride, RunInfo } from "./state.ts";
@@ -56,6 +58,11 @@ export interface FakeBackend {
 	waitForRuns(predicate: (runs: RunInfo[]) => boolean, timeoutMs?: number): Promise<RunInfo[]>;
 	/** Back to defaults; clears logs, queue and map; aborts open streams and hanging requests. */
 	reset(): Promise<void>;
+	/** Browser sign-ins seen so far and the keys they minted. */
+	logins(): Promise<{ attempts: LoginAttempt[]; minted: MintedKey[] }>;
+	/** Plays the browser step of a sign-in (default: the latest one). */
+	settleLogin(outcome: LoginOutcome, uuid?: string): Promise<LoginAttempt>;
+	setLoginBehaviour(patch: Partial<LoginBehaviour>): Promise<LoginBehaviour>;
 	/** Kills the backend process (idempotent). */
 	stop(): Promise<void>;
 	/** Last lines written to stderr by the backend process (diagnostics). */
@@ -114,6 +121,9 @@ export async function startFakeBackend(options: StartFakeBackendOptions = {}): P
 		reset: async () => {
 			await control("POST", "reset");
 		},
+		logins: () => control("GET", "login"),
+		settleLogin: (outcome, uuid) => control<LoginAttempt>("POST", "login/settle", { outcome, uuid }),
+		setLoginBehaviour: (patch) => control<LoginBehaviour>("POST", "login/behaviour", patch),
 		stop: server.stop,
 		stderr: server.stderr,
 	};

@@ -1,5 +1,6 @@
 // Control API of the fake backend, served under /__fake/ (JSON in, JSON out).
 
+import type { LoginBehaviour, LoginOutcome } from "./login.ts";
 import { errorJson, json, type Reply } from "./rest.ts";
 import { normalizeScenario, type Scenario, type ScenarioInput } from "./scenario.ts";
 import type { FakeState, RestBehaviour } from "./state.ts";
@@ -49,6 +50,10 @@ function scenarioMap(value: unknown): Record<string, Scenario> {
  * - GET  /__fake/requests              → RequestLogEntry[]
  * - GET  /__fake/runs                  → RunInfo[]
  * - POST /__fake/reset                 → reset everything (aborts open streams and hanging requests)
+ * - GET  /__fake/login                 → { attempts, minted, behaviour } of browser sign-ins
+ * - POST /__fake/login/settle          body: { outcome: "done" | "denied" | "expired" | "pending", uuid? } → the
+ *                                        browser step of that (default: the latest) sign-in
+ * - POST /__fake/login/behaviour       body: Partial<LoginBehaviour> (GetMe's email, a failing mint)
  */
 export function controlReply(state: FakeState, method: string, pathname: string, body: Uint8Array): Reply {
 	const route = `${method} ${pathname.slice(CONTROL_PREFIX.length - 1)}`;
@@ -87,6 +92,16 @@ export function controlReply(state: FakeState, method: string, pathname: string,
 				return json(200, state.requestLog);
 			case "GET /runs":
 				return json(200, state.runs);
+			case "GET /login":
+				return json(200, state.logins.view());
+			case "POST /login/settle": {
+				const { outcome, uuid } = (parse(body) ?? {}) as { outcome?: LoginOutcome; uuid?: string };
+				const settled = state.logins.settle(outcome ?? "done", uuid);
+				return settled ? json(200, settled) : errorJson(404, "not_found", "fake backend: no sign-in to settle");
+			}
+			case "POST /login/behaviour":
+				state.logins.behaviour = { ...state.logins.behaviour, ...((parse(body) ?? {}) as Partial<LoginBehaviour>) };
+				return json(200, state.logins.behaviour);
 			case "POST /reset":
 				state.reset();
 				return json(200, { ok: true });

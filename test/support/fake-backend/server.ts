@@ -247,6 +247,14 @@ async function handle(state: FakeState, req: IncomingMessage, res: ServerRespons
 		sendReply(state, res, handleBidiAppend(state, body), entry);
 		return;
 	}
+	const login = state.logins.reply(method, pathname, url.searchParams, body, entry.bearer);
+	if (login) {
+		// A key minted by a sign-in is one the backend accepts, also when the test lists the accepted keys.
+		const minted = state.logins.minted.at(-1)?.key;
+		if (minted && state.rest.apiKeys && !state.rest.apiKeys.includes(minted)) state.rest.apiKeys.push(minted);
+		sendReply(state, res, login, entry);
+		return;
+	}
 	sendReply(state, res, restReply(state, method, pathname, contentType, authorization), entry);
 }
 

@@ -1,6 +1,7 @@
 // Mutable state of one fake backend: REST behaviour, scenario queue/map, logs and open runs.
 
 import type { JsonObject } from "./codec.ts";
+import { FakeLogins } from "./login.ts";
 import type { ClientMessageSummary } from "./messages.ts";
 import type { RunSession } from "./run-session.ts";
 import { DEFAULT_SCENARIO, normalizeScenario, type Scenario, type ScenarioInput, type UsageSpec } from "./scenario.ts";
@@ -147,6 +148,8 @@ export class FakeState {
 	clientLog: ClientLogEntry[] = [];
 	runs: RunInfo[] = [];
 	sessions = new Map<string, RunSession>();
+	/** Browser sign-ins (`Cursor.auth.login`) and the keys they minted. */
+	readonly logins = new FakeLogins();
 	/** Callbacks that abort open responses (hanging REST calls, open streams) on reset/stop. */
 	openResponses = new Set<() => void>();
 	private requestSeq = 0;
@@ -197,5 +200,6 @@ export class FakeState {
 		this.clientLog = [];
 		this.runs = [];
 		this.sessions.clear();
+		this.logins.reset();
 	}
 }
