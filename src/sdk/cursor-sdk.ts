@@ -10,6 +10,8 @@ import type {
 	Run,
 	SDKAgent,
 	SDKAgentInfo,
+	SDKArtifact,
+	SDKMessage,
 	SDKModel,
 } from "@cursor/sdk";
 import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
@@ -25,6 +27,7 @@ export type {
 	RunResult,
 	SDKAgent,
 	SDKAgentInfo,
+	SDKArtifact,
 	SDKImage,
 	SDKModel,
 	SendOptions,
@@ -86,10 +89,16 @@ export interface CloudAgentSetup {
 	mode?: "agent" | "plan";
 }
 
-/** A cloud run's state as `GET /v1/agents/:id/runs/:runId` reports it. */
+/** A cloud run's state as `GET /v1/agents/:id/runs/:runId` reports it (and, after its stream, its usage). */
 export interface CloudRunState {
+	id: string;
 	status: Run["status"];
 	git?: Run["git"];
+	/** The final answer of a finished run. */
+	result?: string;
+	error?: Run["error"];
+	durationMs?: number;
+	usage?: Run["usage"];
 }
 
 /**
@@ -107,6 +116,25 @@ export interface CloudSdk {
 	/** `GET /v1/agents/:id` (an unknown id: `ConfigurationError` "[not_found] …"). */
 	getAgent(agentId: string, apiKey: string): Promise<SDKAgentInfo>;
 	getRun(agentId: string, runId: string, apiKey: string): Promise<CloudRunState>;
+	/**
+	 * Attaches to a run that may have started in another process (`Agent.getRun` + its stream: the server replays
+	 * what was missed) and resolves when it is over. `onText` gets the answer's text as it streams. The stream has
+	 * no timeout: callers bound it (`signal` stops following; the run goes on).
+	 */
+	followRun(
+		agentId: string,
+		runId: string,
+		apiKey: string,
+		options?: { onText?: (text: string) => void; signal?: AbortSignal },
+	): Promise<CloudRunState>;
+	/** `GET /v1/agents/:id/runs`. */
+	listRuns(agentId: string, apiKey: string): Promise<CloudRunState[]>;
+	/** `POST /v1/agents/:id/runs/:runId/cancel`. */
+	cancelRun(agentId: string, runId: string, apiKey: string): Promise<void>;
+	/** `GET /v1/agents/:id/artifacts`. */
+	listArtifacts(agentId: string, apiKey: string): Promise<SDKArtifact[]>;
+	/** `GET …/artifacts/download?path=` then the pre-signed URL it names. */
+	downloadArtifact(agentId: string, path: string, apiKey: string): Promise<Buffer>;
 	/** `GET /v1/agents?limit&cursor&includeArchived`. */
 	listAgents(
 		apiKey: string,
@@ -124,14 +152,76 @@ export const cloudSdk: CloudSdk = {
 	resumeAgent: (agentId, { apiKey, cloud, agents, mode }) =>
 		Agent.resume(agentId, { apiKey, cloud, ...(agents ? { agents } : {}), ...(mode ? { mode } : {}) }),
 	getAgent: (agentId, apiKey) => Agent.get(agentId, { apiKey }),
-	getRun: async (agentId, runId, apiKey) => {
+	getRun: async (agentId, runId, apiKey) => runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey })),
+	followRun: async (agentId, runId, apiKey, options = {}) => {
 		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });
-		return { status: run.status, ...(run.git ? { git: run.git } : {}) };
+		if (run.status !== "running") return runState(run);
+		const stream = run.stream();
+		// A pending `next()` holds off `return()` until the stream yields again: the abort races each read instead.
+		const aborted = new Promise<"aborted">((resolve) => {
+			if (options.signal?.aborted) resolve("aborted");
+			options.signal?.addEventListener("abort", () => resolve("aborted"), { once: true });
+		});
+		for (;;) {
+			const next = await Promise.race([stream.next(), aborted]);
+			if (next === "aborted") {
+				void stream.return(undefined).catch(() => {});
+				break;
+			}
+			if (next.done) break;
+			const text = assistantText(next.value);
+			if (text) options.onText?.(text);
+		}
+		if (options.signal?.aborted) return runState(run);
+		const result = await run.wait();
+		return runState({ ...result, id: run.id });
+	},
+	listRuns: async (agentId, apiKey) => {
+		const page = await Agent.listRuns(agentId, { runtime: "cloud", apiKey });
+		return page.items.map(runState);
+	},
+	cancelRun: (agentId, runId, apiKey) => Agent.cancelRun(runId, { runtime: "cloud", agentId, apiKey }),
+	listArtifacts: async (agentId, apiKey) => {
+		const agent = await Agent.resume(agentId, { apiKey, cloud: {} });
+		try {
+			return await agent.listArtifacts();
+		} finally {
+			agent.close();
+		}
+	},
+	downloadArtifact: async (agentId, path, apiKey) => {
+		const agent = await Agent.resume(agentId, { apiKey, cloud: {} });
+		try {
+			return await agent.downloadArtifact(path);
+		} finally {
+			agent.close();
+		}
 	},
 	listAgents: (apiKey, options = {}) => Agent.list({ runtime: "cloud", apiKey, ...options }),
 	archiveAgent: (agentId, apiKey) => Agent.archive(agentId, { apiKey }),
 	deleteAgent: (agentId, apiKey) => Agent.delete(agentId, { apiKey }),
 };
+
+function runState(
+	run: Pick<Run, "id" | "git" | "result" | "error" | "durationMs" | "usage"> & {
+		status: Run["status"];
+	},
+): CloudRunState {
+	return {
+		id: run.id,
+		status: run.status,
+		...(run.git ? { git: run.git } : {}),
+		...(run.result !== undefined ? { result: run.result } : {}),
+		...(run.error ? { error: run.error } : {}),
+		...(run.durationMs !== undefined ? { durationMs: run.durationMs } : {}),
+		...(run.usage ? { usage: run.usage } : {}),
+	};
+}
+
+function assistantText(message: SDKMessage): string {
+	if (message.type !== "assistant") return "";
+	return message.message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
 
 class PlatformStore implements AgentStore {
 	constructor(

@@ -145,7 +145,7 @@ describe("list, archive and delete against the API (stub SDK, real journal)", ()
 				},
 				getRun: async (id, runId) => {
 					seen(`getRun ${id} ${runId}`);
-					return { status: "finished" };
+					return { id: runId, status: "finished" };
 				},
 				archiveAgent: async (id) => {
 					seen(`archive ${id}`);
