@@ -15,6 +15,7 @@ import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID } from "./catalog/state.ts";
+import { SessionFleet } from "./fleet/register.ts";
 import { registerPlanApproval } from "./plan/approval.ts";
 import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
@@ -57,6 +58,7 @@ export class CursorExtension {
 	private readonly bridge: BridgeView;
 	private readonly runtime: LocalRuntime;
 	private readonly cloud: CloudRuntime;
+	private readonly fleet: SessionFleet;
 	private readonly entry: SessionTurnEntry;
 	/** The first send prepared in the background once Pi has started (src/runtime/prewarm.ts). */
 	private readonly prewarm: SessionPrewarm;
@@ -109,6 +111,7 @@ export class CursorExtension {
 		this.replay = new CursorReplay(pi);
 		this.bridge = new BridgeView(pi, this.env, () => this.effects.mcpTimeouts.settings.toolMs);
 		const runtimes = { pool: this.pool, replay: this.replay, session: () => this.session };
+		this.fleet = new SessionFleet(pi, { sdk: cloudApi, notify: this.notify, report: this.report });
 		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({
 			...runtimes,
@@ -118,8 +121,10 @@ export class CursorExtension {
 			local: this.local,
 			configFile: this.configFile,
 			confirm: this.notifier.confirm,
+			select: this.notifier.select,
 			notify: this.notify,
 			appendEntry,
+			fleet: this.fleet.fleet,
 		});
 		this.entry = new SessionTurnEntry({
 			catalog: this.catalog,
@@ -150,6 +155,7 @@ export class CursorExtension {
 			}),
 		);
 		this.registerEvents();
+		this.fleet.register();
 	}
 
 	private registerCommands(): void {

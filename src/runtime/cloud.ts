@@ -14,6 +14,8 @@ import { type CloudFlagsInput, type CloudSettings, cloudAgentOptions, resolveClo
 import { cloudPrompt } from "../cloud/prompt.ts";
 import { type CloudRunOutcome, resumableAgent } from "../cloud/records.ts";
 import { gitRefs, gitSummary } from "../cloud/run-outcome.ts";
+import { BUSY_DISMISSED, BUSY_OPTIONS, busyChoiceOf, busyTitle } from "../fleet/busy.ts";
+import type { CloudFleet } from "../fleet/fleet.ts";
 import type { CursorReplay } from "../replay/replay.ts";
 import type { CloudSdk, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { type CursorError, scrubText } from "../sdk/errors.ts";
@@ -53,6 +55,10 @@ export interface CloudRuntimeDeps {
 	readonly session: () => CloudSessionView;
 	/** A TUI yes/no question (false without a UI). */
 	readonly confirm: (title: string, message: string) => Promise<boolean>;
+	/** A TUI choice (undefined without a UI or when dismissed). */
+	readonly select: (title: string, options: string[]) => Promise<string | undefined>;
+	/** Runs this session follows outside a turn: a send to their agent waits for them, stops them or goes elsewhere. */
+	readonly fleet: Pick<CloudFleet, "activeRunOf" | "cancel">;
 	readonly notify: Notify;
 	readonly appendEntry: (customType: string, data: unknown) => void;
 	/** The session's one live run (a cloud run is kept between provider turns like a local one). */
@@ -135,7 +141,8 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 		const read = journal.read();
 		if (read.error)
 			throw new TurnEnded(configuration(`The cloud journal of this session cannot be read (${read.error}).`));
-		const resumed = resumableAgent(read.records, branchAgents(session.manager?.getBranch() ?? []));
+		const resumable = resumableAgent(read.records, branchAgents(session.manager?.getBranch() ?? []));
+		const resumed = resumable && (await this.settleBusy(resumable, session.mode, watch)) ? resumable : undefined;
 		const agentSetup = {
 			apiKey: setup.apiKey,
 			cloud: options.cloud,
@@ -164,6 +171,30 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			finished: (result) => recorded.finished(result),
 			release: (outcome) => recorded.release(outcome),
 		};
+	}
+
+	/**
+	 * Whether the turn may go to `agentId` once the run the fleet follows on it (if any) is over: waits for it (the
+	 * only choice without a TUI; the turn's own bounds and abort apply), stops it first, or, false, asks for a new agent.
+	 */
+	private async settleBusy(agentId: string, mode: CloudSessionView["mode"], watch: TurnWatch): Promise<boolean> {
+		const active = this.deps.fleet.activeRunOf(agentId);
+		if (!active) return true;
+		let choice: ReturnType<typeof busyChoiceOf> = "wait";
+		if (mode === "tui") {
+			const labels = BUSY_OPTIONS.map((option) => option.label);
+			choice = busyChoiceOf(await watch.race(this.deps.select(busyTitle(active), labels)));
+			if (!choice) throw new TurnEnded(configuration(BUSY_DISMISSED));
+		} else {
+			this.deps.notify(
+				`Waiting for Cursor Cloud agent ${agentId} to finish its earlier run before sending.`,
+				"warning",
+			);
+		}
+		if (choice === "new") return false;
+		if (choice === "stop") await watch.race(this.deps.fleet.cancel(active));
+		await watch.race(active.ended);
+		return true;
 	}
 
 	/** The session's journal and the cloud settings, or why a cloud turn cannot run here. */

@@ -57,6 +57,8 @@ function cloudTurn(
 			manager: { getSessionFile: () => sessionFile, getSessionId: () => "session-1", getBranch: () => [] },
 		}),
 		confirm: async () => false,
+		select: async () => undefined,
+		fleet: { activeRunOf: () => undefined, cancel: async () => {} },
 		notify: () => {},
 		appendEntry: () => {},
 		pool: {
