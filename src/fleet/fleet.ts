@@ -24,6 +24,8 @@ export interface FleetSession {
 	readonly journal: Pick<CloudJournal, "read" | "record">;
 	readonly branch: () => readonly unknown[];
 	readonly mode: "tui" | "rpc" | "json" | "print";
+	/** The agents the session branch's turns use (print/JSON wait at start only for their runs, not for launched ones). */
+	readonly turnAgents: () => readonly string[];
 	/** The Cursor key (resolved when the session starts: only needed when the journal has open runs). */
 	readonly apiKey: () => Promise<string | undefined>;
 }
@@ -128,7 +130,8 @@ export class CloudFleet {
 			}),
 		);
 		if (session.mode === "print" || session.mode === "json") {
-			const ends = [...this.following.values()].map((f) => f.ended);
+			const turnAgents = new Set(session.turnAgents());
+			const ends = [...this.following.values()].filter((f) => turnAgents.has(f.agentId)).map((f) => f.ended);
 			if (ends.length > 0) await bounded(Promise.all(ends), waitMs).catch(() => undefined);
 		}
 	}
@@ -150,6 +153,22 @@ export class CloudFleet {
 		return this.following.size;
 	}
 
+	/** A run just launched from this session: followed until it ends, its card added then. */
+	track(run: OpenRun & { task?: string }, apiKey: string): TrackedRun {
+		this.apiKey = apiKey;
+		return this.follow(run, apiKey, this.generation, false);
+	}
+
+	/**
+	 * The end of a recorded run (followed until it ends when it is still running; `undefined`: it could not be looked
+	 * up, see the notice). Its card is added to the session once.
+	 */
+	async collect(run: OpenRun & { task?: string }, apiKey: string): Promise<RunEnd | undefined> {
+		this.apiKey = apiKey;
+		const found = this.following.get(run.runId) ?? (await this.lookUp(run, apiKey, this.generation));
+		return found && "ended" in found ? found.ended : found;
+	}
+
 	/** Stops a followed run on Cursor (its cancelled outcome then lands as any other). */
 	async cancel(run: TrackedRun): Promise<void> {
 		const apiKey = this.apiKey;
@@ -157,7 +176,11 @@ export class CloudFleet {
 		await bounded(this.deps.sdk.cancelRun(run.agentId, run.runId, apiKey), this.deps.lookupMs ?? FLEET_LOOKUP_MS);
 	}
 
-	private async lookUp(run: OpenRun, apiKey: string, generation: number): Promise<void> {
+	private async lookUp(
+		run: OpenRun & { task?: string },
+		apiKey: string,
+		generation: number,
+	): Promise<RunEnd | TrackedRun | undefined> {
 		let state: CloudRunState;
 		try {
 			state = await bounded(
@@ -172,23 +195,23 @@ export class CloudFleet {
 					`The Cursor Cloud run ${run.runId} of ${run.agentId} no longer exists (${reason}).`,
 					"warning",
 				);
-				return;
+				return undefined;
 			}
 			this.deps.notify(
-				`Could not look up the Cursor Cloud run of ${run.agentId} that Pi did not see end (${reason}); it is looked up again next time this session starts.`,
+				`Could not look up the Cursor Cloud run ${run.runId} of ${run.agentId} (${reason}); it is looked up again next time this session starts.`,
 				"warning",
 			);
-			return;
+			return undefined;
 		}
 		const end = runEnd(state);
 		if (end) {
 			this.deliver(run, end, generation);
-			return;
+			return end;
 		}
-		this.follow(run, apiKey, generation);
+		return this.follow(run, apiKey, generation, true);
 	}
 
-	private follow(run: OpenRun & { task?: string }, apiKey: string, generation: number): void {
+	private follow(run: OpenRun & { task?: string }, apiKey: string, generation: number, earlier: boolean): TrackedRun {
 		const stop = new AbortController();
 		let tail = "";
 		const widget = `cursor-cloud-${run.runId}`;
@@ -220,12 +243,16 @@ export class CloudFleet {
 				if (this.following.get(run.runId)?.stop === stop) this.following.delete(run.runId);
 				this.refreshStatus();
 			});
-		this.following.set(run.runId, { ...run, stop, ended });
+		const tracked = { ...run, stop, ended };
+		this.following.set(run.runId, tracked);
 		this.refreshStatus();
-		this.deps.notify(
-			`Cursor Cloud agent ${run.agentId} is still working on a run Pi did not see end; its outcome is added here when it ends.`,
-			"info",
-		);
+		if (earlier) {
+			this.deps.notify(
+				`Cursor Cloud agent ${run.agentId} is still working on a run Pi did not see end; its outcome is added here when it ends.`,
+				"info",
+			);
+		}
+		return tracked;
 	}
 
 	/** Adds the outcome card to the session (once) and journals the run's result. */
@@ -271,8 +298,12 @@ export class CloudFleet {
 		}
 	}
 
+	private shownCount = 0;
+
 	private refreshStatus(): void {
 		const count = this.following.size;
+		if (count === this.shownCount) return;
+		this.shownCount = count;
 		this.deps.setStatus(count > 0 ? `☁ ${count} cloud run${count === 1 ? "" : "s"}` : undefined);
 	}
 }

@@ -3,6 +3,7 @@
 import { dirname } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { CloudJournal, cloudJournalPath } from "../cloud/journal.ts";
+import { branchAgents } from "../runtime/cloud.ts";
 import type { CloudSdk } from "../sdk/cursor-sdk.ts";
 import { CLOUD_BOUNDS } from "../turn/setup.ts";
 import type { Notify } from "../ui/types.ts";
@@ -25,6 +26,7 @@ export function fleetSession(ctx: ExtensionContext): FleetSession | undefined {
 		journal: new CloudJournal(cloudJournalPath(dirname(sessionFile), manager.getSessionId())),
 		branch: () => manager.getBranch(),
 		mode: ctx.mode,
+		turnAgents: () => branchAgents(manager.getBranch()),
 		apiKey: async () =>
 			(await ctx.modelRegistry.getProviderAuth("cursor").catch(() => undefined))?.auth.apiKey ?? undefined,
 	};

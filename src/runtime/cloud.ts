@@ -82,6 +82,13 @@ export function branchAgents(branch: readonly unknown[]): string[] {
 	return ids;
 }
 
+/** A cloud agent's checked settings, the session's journal and the agent options. */
+export interface PreparedCloud {
+	settings: CloudSettings;
+	journal: CloudJournal;
+	options: Extract<ReturnType<typeof cloudAgentOptions>, { ok: true }>;
+}
+
 export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 	/** Asks once in the TUI and remembers the answer. */
 	private readonly acknowledge: () => Promise<boolean>;
@@ -127,17 +134,9 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 	 */
 	async acquire(setup: TurnSetup, messages: readonly Message[], watch: TurnWatch): Promise<AgentLease> {
 		const session = this.deps.session();
-		const checked = this.settings();
-		if ("kind" in checked) throw new TurnEnded(checked);
-		const { settings, journal } = checked;
-		if (!settings.acknowledged) {
-			if (session.mode !== "tui") throw new TurnEnded(configuration(CLOUD_ACK_NEEDED));
-			if (!(await watch.race(this.acknowledge()))) throw new TurnEnded(configuration(CLOUD_ACK_DECLINED));
-		}
-		const target = await watch.race(resolveCloudTarget(settings, session.cwd));
-		if (!target.ok) throw new TurnEnded(configuration(target.message));
-		const options = cloudAgentOptions(settings, target.repoUrl);
-		if (!options.ok) throw new TurnEnded(configuration(options.message));
+		const prepared = await this.prepare((work) => watch.race(work));
+		if ("kind" in prepared) throw new TurnEnded(prepared);
+		const { settings, journal, options } = prepared;
 		const read = journal.read();
 		if (read.error)
 			throw new TurnEnded(configuration(`The cloud journal of this session cannot be read (${read.error}).`));
@@ -171,6 +170,26 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			finished: (result) => recorded.finished(result),
 			release: (outcome) => recorded.release(outcome),
 		};
+	}
+
+	/**
+	 * What a new cloud agent of this session needs, checked in order: a saved session (its journal), the settings, the
+	 * user's confirmation (asked in the TUI), the target repository and the workspace's git state.
+	 */
+	async prepare(race: <T>(work: Promise<T>) => Promise<T> = (work) => work): Promise<PreparedCloud | CursorError> {
+		const session = this.deps.session();
+		const checked = this.settings();
+		if ("kind" in checked) return checked;
+		const { settings, journal } = checked;
+		if (!settings.acknowledged) {
+			if (session.mode !== "tui") return configuration(CLOUD_ACK_NEEDED);
+			if (!(await race(this.acknowledge()))) return configuration(CLOUD_ACK_DECLINED);
+		}
+		const target = await race(resolveCloudTarget(settings, session.cwd));
+		if (!target.ok) return configuration(target.message);
+		const options = cloudAgentOptions(settings, target.repoUrl);
+		if (!options.ok) return configuration(options.message);
+		return { settings, journal, options };
 	}
 
 	/**

@@ -118,6 +118,7 @@ function session(records: CloudRecord[], branch: unknown[] = [], mode: FleetSess
 			},
 			branch: () => branch,
 			mode,
+			turnAgents: () => [A],
 			apiKey: async () => "key_unit",
 		} satisfies FleetSession,
 	};
@@ -188,7 +189,7 @@ describe("the fleet at session start", () => {
 		finish({ id: "r1", status: "cancelled" });
 		expect(await active?.ended).toMatchObject({ status: "cancelled" });
 		expect(sent).toHaveLength(1);
-		expect(statuses).toEqual([undefined, "☁ 1 cloud run", undefined]);
+		expect(statuses).toEqual(["☁ 1 cloud run", undefined]);
 		expect(f.inFlight).toBe(0);
 	});
 
