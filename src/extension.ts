@@ -15,7 +15,7 @@ import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID } from "./catalog/state.ts";
-import { SessionFleet } from "./fleet/register.ts";
+import { cursorSelection, SessionFleet } from "./fleet/register.ts";
 import { registerPlanApproval } from "./plan/approval.ts";
 import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
@@ -111,7 +111,13 @@ export class CursorExtension {
 		this.replay = new CursorReplay(pi);
 		this.bridge = new BridgeView(pi, this.env, () => this.effects.mcpTimeouts.settings.toolMs);
 		const runtimes = { pool: this.pool, replay: this.replay, session: () => this.session };
-		this.fleet = new SessionFleet(pi, { sdk: cloudApi, notify: this.notify, report: this.report });
+		this.fleet = new SessionFleet(pi, {
+			sdk: cloudApi,
+			notify: this.notify,
+			report: this.report,
+			prepare: () => this.cloud.prepare(),
+			model: (ctx, apiKey) => cursorSelection(this.entry, ctx.model, apiKey),
+		});
 		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({
 			...runtimes,
@@ -144,6 +150,7 @@ export class CursorExtension {
 	register(): void {
 		if (readEnvVar(this.env, "askQuestion") && this.bridge.settings().enabled) registerAskQuestion(this.pi);
 		registerFlags(this.pi);
+		this.fleet.registerFlags();
 		this.registerCommands();
 		this.pi.registerProvider(
 			buildProvider({
@@ -163,7 +170,8 @@ export class CursorExtension {
 		const bridgeRunning = () => this.pool.liveRun?.bridge !== undefined;
 		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
 		const settings = { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus };
-		registerCloudCommands(this.pi, { ...settings, sdk: this.cloudApi, journal: () => this.cloud.journal(), report });
+		const journal = () => this.cloud.journal();
+		registerCloudCommands(this.pi, { ...settings, sdk: this.cloudApi, journal, report, fleet: this.fleet });
 		registerCommands(this.pi, {
 			settings,
 			catalog: this.catalog,

@@ -5,11 +5,16 @@ import type { RecordedAgent } from "./records.ts";
 
 export type CloudCommand =
 	| { kind: "list" }
+	| { kind: "launch"; task: string }
+	| { kind: "wait"; agentId: string }
+	| { kind: "show"; agentId: string }
+	| { kind: "cancel"; agentId: string }
 	| { kind: "archive"; agentId: string }
 	| { kind: "delete"; agentId: string; confirmed: boolean }
 	| { kind: "usage"; message: string };
 
-export const CLOUD_COMMAND_USAGE = "Usage: /cursor-cloud list | archive <bc-id> | delete <bc-id> --yes";
+export const CLOUD_COMMAND_USAGE =
+	"Usage: /cursor-cloud list | launch <task> | show <bc-id> | wait <bc-id> | cancel <bc-id> | archive <bc-id> | delete <bc-id> --yes";
 
 export const DASHBOARD_URL = "https://cursor.com/agents";
 
@@ -19,6 +24,21 @@ export function parseCloudCommand(args: string): CloudCommand {
 	const words = args.trim().split(/\s+/).filter(Boolean);
 	const [verb, id, ...rest] = words;
 	if (verb === "list" && words.length === 1) return { kind: "list" };
+	if (verb === "launch") {
+		const task = args.trim().slice("launch".length).trim();
+		return task
+			? { kind: "launch", task }
+			: {
+					kind: "usage",
+					message: `/cursor-cloud launch needs a task, e.g. /cursor-cloud launch Fix the flaky login test`,
+				};
+	}
+	if (verb === "wait" || verb === "show" || verb === "cancel") {
+		if (!id || !AGENT_ID.test(id) || rest.length > 0) {
+			return { kind: "usage", message: `/cursor-cloud ${verb} needs one agent id (bc-…). ${CLOUD_COMMAND_USAGE}` };
+		}
+		return { kind: verb, agentId: id };
+	}
 	if (verb === "archive" || verb === "delete") {
 		if (!id || !AGENT_ID.test(id)) {
 			return { kind: "usage", message: `/cursor-cloud ${verb} needs an agent id (bc-…). ${CLOUD_COMMAND_USAGE}` };
@@ -45,7 +65,7 @@ export type MutationDecision =
 /** Whether `/cursor-cloud archive|delete` may call the API for this agent. */
 export function decideMutation(
 	agents: readonly RecordedAgent[],
-	command: Extract<CloudCommand, { kind: "archive" | "delete" }>,
+	command: Extract<CloudCommand, { kind: "archive" | "delete" | "cancel" }>,
 ): MutationDecision {
 	const { agentId, kind } = command;
 	const agent = agents.find((a) => a.agentId === agentId);
@@ -54,6 +74,12 @@ export function decideMutation(
 			allowed: false,
 			message: `${agentId} was not created in this Pi session: /cursor-cloud only manages the cloud agents this session recorded (see /cursor-cloud list). Manage other agents at ${DASHBOARD_URL}.`,
 		};
+	}
+	if (kind === "cancel") {
+		// Stopping a run is safe to repeat; a deleted agent has nothing to stop.
+		if (agent.deleted) return { allowed: false, done: true, message: `${agentId} is deleted.` };
+		if (agent.runIds.length === 0) return { allowed: false, done: true, message: `${agentId} never started a run.` };
+		return { allowed: true, agent };
 	}
 	const pending = agent.unresolved.find((intent) => intent.op === kind);
 	if (pending) {

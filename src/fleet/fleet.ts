@@ -43,8 +43,6 @@ export interface FleetDeps {
 	readonly report: Notify;
 	/** The footer line (undefined: none). */
 	readonly setStatus: (text: string | undefined) => void;
-	/** The latest streamed lines of a followed run (undefined: remove). */
-	readonly setWidget?: (key: string, lines: string[] | undefined) => void;
 	readonly lookupMs?: number;
 }
 
@@ -91,6 +89,8 @@ export class CloudFleet {
 	private readonly following = new Map<string, Following>();
 	private readonly delivered = new Set<string>();
 	private apiKey: string | undefined;
+	/** Runs whose outcome a command reports itself (not repeated on stderr in print mode). */
+	private readonly quiet = new Set<string>();
 
 	constructor(private readonly deps: FleetDeps) {}
 
@@ -165,6 +165,7 @@ export class CloudFleet {
 	 */
 	async collect(run: OpenRun & { task?: string }, apiKey: string): Promise<RunEnd | undefined> {
 		this.apiKey = apiKey;
+		this.quiet.add(run.runId); // the caller reports the outcome
 		const found = this.following.get(run.runId) ?? (await this.lookUp(run, apiKey, this.generation));
 		return found && "ended" in found ? found.ended : found;
 	}
@@ -213,16 +214,8 @@ export class CloudFleet {
 
 	private follow(run: OpenRun & { task?: string }, apiKey: string, generation: number, earlier: boolean): TrackedRun {
 		const stop = new AbortController();
-		let tail = "";
-		const widget = `cursor-cloud-${run.runId}`;
 		const ended = this.deps.sdk
-			.followRun(run.agentId, run.runId, apiKey, {
-				signal: stop.signal,
-				onText: (text) => {
-					tail = (tail + text).slice(-2000);
-					this.deps.setWidget?.(widget, [`☁ ${run.agentId}: ${tail.split("\n").filter(Boolean).at(-1) ?? ""}`]);
-				},
-			})
+			.followRun(run.agentId, run.runId, apiKey, { signal: stop.signal })
 			.then((state) => {
 				const end = stop.signal.aborted ? undefined : runEnd(state);
 				if (end) this.deliver(run, end, generation);
@@ -239,7 +232,6 @@ export class CloudFleet {
 				return undefined;
 			})
 			.finally(() => {
-				this.deps.setWidget?.(widget, undefined);
 				if (this.following.get(run.runId)?.stop === stop) this.following.delete(run.runId);
 				this.refreshStatus();
 			});
@@ -275,7 +267,7 @@ export class CloudFleet {
 					...(run.task ? { task: run.task } : {}),
 				},
 			});
-			if (session.mode === "print") this.deps.report(content, "info");
+			if (session.mode === "print" && !this.quiet.has(run.runId)) this.deps.report(content, "info");
 			else if (session.mode === "tui") {
 				this.deps.notify(`Cursor Cloud agent ${run.agentId}: run ${end.status}.`, "info");
 			}

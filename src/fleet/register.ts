@@ -1,20 +1,52 @@
 // Wires the session's cloud fleet to Pi: started with each session (its journal, branch, mode and key), stopped at
 // shutdown, its footer count and streamed lines in the TUI, its outcome cards as session messages.
+import { writeSync } from "node:fs";
 import { dirname } from "node:path";
+import type { Model } from "@earendil-works/pi-ai";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { CloudJournal, cloudJournalPath } from "../cloud/journal.ts";
-import { branchAgents } from "../runtime/cloud.ts";
-import type { CloudSdk } from "../sdk/cursor-sdk.ts";
+import { PROVIDER_ID } from "../catalog/state.ts";
+import type { CloudCommand } from "../cloud/command.ts";
+import { type CloudJournal, cloudJournalPath, CloudJournal as Journal } from "../cloud/journal.ts";
+import { branchAgents, type PreparedCloud } from "../runtime/cloud.ts";
+import type { CloudSdk, ModelSelection } from "../sdk/cursor-sdk.ts";
+import type { CursorError } from "../sdk/errors.ts";
+import type { SessionTurnEntry } from "../session/turn-entry.ts";
 import { CLOUD_BOUNDS } from "../turn/setup.ts";
 import type { Notify } from "../ui/types.ts";
+import { type FleetCommandDeps, launchCommand, showCommand, waitCommand, waitSecondsOf } from "./commands.ts";
 import { CloudFleet, type FleetSession } from "./fleet.ts";
+import { launchCloudAgent } from "./launch.ts";
 
 const STATUS_KEY = "cursor-cloud-fleet";
+export const FLAG_DETACH = "cursor-cloud-detach";
+/** The custom message of a `--cursor-cloud-detach` launch (its `details` carry the agent and run ids). */
+export const CLOUD_LAUNCH_MESSAGE = "pi-cursor-sdk:cloud-launch";
+export const FLAG_WAIT_TIMEOUT = "cursor-cloud-wait-timeout";
 
 export interface FleetWiring {
 	readonly sdk: CloudSdk;
 	readonly notify: Notify;
 	readonly report: Notify;
+	/** The checks and options of a new cloud agent (CloudRuntime.prepare). */
+	readonly prepare: () => Promise<PreparedCloud | CursorError>;
+	/** The Cursor model selection of the session's model (undefined: not a Cursor model; Cursor picks). */
+	readonly model: (ctx: ExtensionContext, apiKey: string) => ModelSelection | undefined;
+}
+
+export type FleetCommand = Extract<CloudCommand, { kind: "launch" | "wait" | "show" }>;
+
+const cursorKey = async (ctx: ExtensionContext) =>
+	(await ctx.modelRegistry.getProviderAuth("cursor").catch(() => undefined))?.auth.apiKey ?? undefined;
+
+/** The Cursor model selection a send on `model` would use (undefined: not a Cursor model, or not usable). */
+export function cursorSelection(
+	entry: Pick<SessionTurnEntry, "preview">,
+	model: Model<string> | undefined,
+	apiKey: string,
+): ModelSelection | undefined {
+	if (model?.provider !== PROVIDER_ID) return undefined;
+	const setup = entry.preview(model, { apiKey });
+	return "kind" in setup ? undefined : setup.selection;
 }
 
 /** The fleet's view of the session `ctx` opened (undefined for `--no-session`: no journal). */
@@ -23,12 +55,11 @@ export function fleetSession(ctx: ExtensionContext): FleetSession | undefined {
 	const sessionFile = manager.getSessionFile();
 	if (!sessionFile) return undefined;
 	return {
-		journal: new CloudJournal(cloudJournalPath(dirname(sessionFile), manager.getSessionId())),
+		journal: new Journal(cloudJournalPath(dirname(sessionFile), manager.getSessionId())),
 		branch: () => manager.getBranch(),
 		mode: ctx.mode,
 		turnAgents: () => branchAgents(manager.getBranch()),
-		apiKey: async () =>
-			(await ctx.modelRegistry.getProviderAuth("cursor").catch(() => undefined))?.auth.apiKey ?? undefined,
+		apiKey: () => cursorKey(ctx),
 	};
 }
 
@@ -38,8 +69,8 @@ export class SessionFleet {
 	readonly fleet: CloudFleet;
 
 	constructor(
-		private readonly pi: Pick<ExtensionAPI, "on" | "sendMessage">,
-		wiring: FleetWiring,
+		private readonly pi: Pick<ExtensionAPI, "on" | "sendMessage" | "registerFlag" | "getFlag">,
+		private readonly wiring: FleetWiring,
 	) {
 		this.fleet = new CloudFleet({
 			sdk: wiring.sdk,
@@ -47,7 +78,18 @@ export class SessionFleet {
 			notify: wiring.notify,
 			report: wiring.report,
 			setStatus: (text) => this.ui?.setStatus(STATUS_KEY, text),
-			setWidget: (key, lines) => this.ui?.setWidget(key, lines),
+		});
+	}
+
+	/** The flags, at load; the session events, after the extension's own. */
+	registerFlags(): void {
+		this.pi.registerFlag(FLAG_DETACH, {
+			type: "boolean",
+			description: "Give the prompt to a new background Cursor Cloud agent, print its agent and run ids, and return",
+		});
+		this.pi.registerFlag(FLAG_WAIT_TIMEOUT, {
+			type: "string",
+			description: "How long /cursor-cloud wait waits, in seconds (default 7500)",
 		});
 	}
 
@@ -57,5 +99,73 @@ export class SessionFleet {
 			await this.fleet.start(fleetSession(ctx), CLOUD_BOUNDS.timeouts.idleMs);
 		});
 		this.pi.on("session_shutdown", () => this.fleet.stop());
+		this.pi.on("input", async (event, ctx) => {
+			if (this.pi.getFlag(FLAG_DETACH) !== true || event.text.trim().startsWith("/")) return { action: "continue" };
+			await this.detach(event.text.trim(), ctx);
+			return { action: "handled" };
+		});
+	}
+
+	/** `--cursor-cloud-detach`: the prompt goes to a new background agent; its ids are printed (JSON: one record). */
+	private async detach(task: string, ctx: ExtensionContext): Promise<void> {
+		const apiKey = await cursorKey(ctx);
+		const scripted = ctx.mode === "print" || ctx.mode === "json";
+		if (!apiKey) {
+			this.wiring.report("No Cursor API key: set CURSOR_API_KEY or run /login, then retry.", "warning");
+			if (scripted) process.exitCode = 1;
+			return;
+		}
+		const { prepare, sdk } = this.wiring;
+		const launched = await launchCloudAgent(
+			{ prepare, sdk, fleet: this.fleet },
+			task,
+			apiKey,
+			this.wiring.model(ctx, apiKey),
+		);
+		if (!launched.ok) {
+			this.wiring.report(launched.message, "warning");
+			if (scripted) process.exitCode = 1;
+			return;
+		}
+		const { agentId, runId, repo } = launched;
+		const content = `Launched Cursor Cloud agent ${agentId} (run ${runId}). Collect it with: pi -p "/cursor-cloud wait ${agentId}"`;
+		// In the session (JSON mode: a message record with the ids); print mode: the ids alone on stdout, which Pi
+		// otherwise keeps for the answer (there is none: the prompt was handled here).
+		this.pi.sendMessage({
+			customType: CLOUD_LAUNCH_MESSAGE,
+			content,
+			display: true,
+			details: { agentId, runId, repo },
+		});
+		if (ctx.mode === "print") writeSync(1, `${agentId} ${runId}\n`);
+		else if (ctx.mode !== "json") this.wiring.report(content, "info");
+	}
+
+	/** `/cursor-cloud launch | show | wait`; false when it failed (print/JSON then exit ≠ 0). */
+	async command(
+		command: FleetCommand,
+		ctx: ExtensionContext,
+		apiKey: string,
+		journal: Pick<CloudJournal, "read">,
+	): Promise<boolean> {
+		const deps: FleetCommandDeps = {
+			prepare: this.wiring.prepare,
+			sdk: this.wiring.sdk,
+			fleet: this.fleet,
+			journal,
+			apiKey,
+			report: this.wiring.report,
+			mode: ctx.mode,
+			model: () => this.wiring.model(ctx, apiKey),
+			waitSeconds: () => waitSecondsOf(this.pi.getFlag(FLAG_WAIT_TIMEOUT)),
+		};
+		switch (command.kind) {
+			case "launch":
+				return launchCommand(deps, command.task);
+			case "show":
+				return showCommand(deps, command.agentId);
+			case "wait":
+				return waitCommand(deps, command.agentId);
+		}
 	}
 }

@@ -11,7 +11,6 @@ import type {
 	SDKAgent,
 	SDKAgentInfo,
 	SDKArtifact,
-	SDKMessage,
 	SDKModel,
 } from "@cursor/sdk";
 import { Agent, Cursor, createAgentPlatform, getDefaultSdkStateRoot } from "@cursor/sdk";
@@ -117,15 +116,15 @@ export interface CloudSdk {
 	getAgent(agentId: string, apiKey: string): Promise<SDKAgentInfo>;
 	getRun(agentId: string, runId: string, apiKey: string): Promise<CloudRunState>;
 	/**
-	 * Attaches to a run that may have started in another process (`Agent.getRun` + its stream: the server replays
-	 * what was missed) and resolves when it is over. `onText` gets the answer's text as it streams. The stream has
-	 * no timeout: callers bound it (`signal` stops following; the run goes on).
+	 * Follows a run that may have started in another process (`Agent.getRun`, polled from `pollMs`, default 1 s, up
+	 * to every 5 s) and resolves with its state when it is over, or at once when `signal` aborts (the run goes on).
+	 * No timeout of its own: callers bound it.
 	 */
 	followRun(
 		agentId: string,
 		runId: string,
 		apiKey: string,
-		options?: { onText?: (text: string) => void; signal?: AbortSignal },
+		options?: { signal?: AbortSignal; pollMs?: number },
 	): Promise<CloudRunState>;
 	/** `GET /v1/agents/:id/runs`. */
 	listRuns(agentId: string, apiKey: string): Promise<CloudRunState[]>;
@@ -154,27 +153,24 @@ export const cloudSdk: CloudSdk = {
 	getAgent: (agentId, apiKey) => Agent.get(agentId, { apiKey }),
 	getRun: async (agentId, runId, apiKey) => runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey })),
 	followRun: async (agentId, runId, apiKey, options = {}) => {
-		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });
-		if (run.status !== "running") return runState(run);
-		const stream = run.stream();
-		// A pending `next()` holds off `return()` until the stream yields again: the abort races each read instead.
-		const aborted = new Promise<"aborted">((resolve) => {
-			if (options.signal?.aborted) resolve("aborted");
-			options.signal?.addEventListener("abort", () => resolve("aborted"), { once: true });
-		});
+		// Polled rather than streamed: an SDK run stream cannot be closed from outside, and an open one would keep Pi
+		// from exiting until the run ends. An abort ends the wait at once (its timer keeps the process alive until then).
+		let interval = options.pollMs ?? 1000;
 		for (;;) {
-			const next = await Promise.race([stream.next(), aborted]);
-			if (next === "aborted") {
-				void stream.return(undefined).catch(() => {});
-				break;
-			}
-			if (next.done) break;
-			const text = assistantText(next.value);
-			if (text) options.onText?.(text);
+			const state = runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey }));
+			if (state.status !== "running" || options.signal?.aborted) return state;
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(done, interval);
+				options.signal?.addEventListener("abort", done, { once: true });
+				function done() {
+					clearTimeout(timer);
+					options.signal?.removeEventListener("abort", done);
+					resolve();
+				}
+			});
+			if (options.signal?.aborted) return state;
+			interval = Math.min(interval * 1.5, 5000);
 		}
-		if (options.signal?.aborted) return runState(run);
-		const result = await run.wait();
-		return runState({ ...result, id: run.id });
 	},
 	listRuns: async (agentId, apiKey) => {
 		const page = await Agent.listRuns(agentId, { runtime: "cloud", apiKey });
@@ -216,11 +212,6 @@ function runState(
 		...(run.durationMs !== undefined ? { durationMs: run.durationMs } : {}),
 		...(run.usage ? { usage: run.usage } : {}),
 	};
-}
-
-function assistantText(message: SDKMessage): string {
-	if (message.type !== "assistant") return "";
-	return message.message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
 }
 
 class PlatformStore implements AgentStore {

@@ -344,7 +344,7 @@ describe("managing agents", () => {
 
 describe("runs that outlive their client", () => {
 	test(
-		"a run progresses on the server on its own timeline while its client does not wait; getRun, listRuns, a later stream and its artifacts see all of it",
+		"a run progresses on the server on its own timeline while its client does not wait; getRun, listRuns, following it and its artifacts see all of it",
 		async () => {
 			const result = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
@@ -373,7 +373,7 @@ describe("runs that outlive their client", () => {
 	);
 
 	test(
-		"following a run started elsewhere streams what it missed and what comes; cancelRun ends a hung one",
+		"following a run started elsewhere resolves with its end; an abort stops following a hung one at once; cancelRun ends it",
 		async () => {
 			const result = await runCloudProbe(cloud.fake.url, [
 				{ op: "create", slot: "a" },
@@ -388,9 +388,7 @@ describe("runs that outlive their client", () => {
 			expectClean(result);
 			const followed = result.one(3, "followRun");
 			expect(followed.value).toMatchObject({ status: "finished", result: "first second" });
-			expect(followed.texts.join("")).toBe("first second");
 			expect(result.one(5, "followRun").value.status).toBe("running");
-			expect(result.one(5, "followRun").texts.join("")).toBe("working on it");
 			expect(result.one(7, "getRun").value.status).toBe("cancelled");
 		},
 		TIMEOUT_MS,

@@ -26,6 +26,10 @@ describe("parsing /cursor-cloud", () => {
 		[`archive ${A}`, { kind: "archive", agentId: A }],
 		[`delete ${A}`, { kind: "delete", agentId: A, confirmed: false }],
 		[`delete ${A} --yes`, { kind: "delete", agentId: A, confirmed: true }],
+		[`cancel ${A}`, { kind: "cancel", agentId: A }],
+		[`wait ${A}`, { kind: "wait", agentId: A }],
+		[`show ${A}`, { kind: "show", agentId: A }],
+		["launch  Fix the flaky test --now ", { kind: "launch", task: "Fix the flaky test --now" }],
 	])("%s", (args, command) => {
 		expect(parseCloudCommand(args)).toEqual(command as ReturnType<typeof parseCloudCommand>);
 	});
@@ -38,12 +42,16 @@ describe("parsing /cursor-cloud", () => {
 		"archive agent-1",
 		`archive ${A} --yes`,
 		`delete ${A} --force`,
+		"launch",
+		"wait",
+		`wait ${A} now`,
+		"cancel bc-",
 		"remove x",
 	])("%s explains the usage", (args) => {
 		const command = parseCloudCommand(args);
 		expect(command.kind).toBe("usage");
 		if (command.kind === "usage")
-			expect(command.message).toContain("/cursor-cloud list | archive <bc-id> | delete <bc-id> --yes");
+			expect(command.message).toMatch(/\/cursor-cloud (list \| launch <task>|launch needs a task)/);
 	});
 });
 
@@ -154,6 +162,9 @@ describe("list, archive and delete against the API (stub SDK, real journal)", ()
 				deleteAgent: async (id) => {
 					seen(`delete ${id}`);
 					await behaviour.delete?.();
+				},
+				cancelRun: async (id, runId) => {
+					seen(`cancel ${id} ${runId}`);
 				},
 			},
 		};

@@ -87,14 +87,13 @@ async function runStep(step: CloudProbeStep, index: number): Promise<void> {
 			emit("getRun", { step: index, value: await cloudSdk.getRun(idOf(step), runIdOf(step.runId), script.apiKey) });
 			return;
 		case "followRun": {
-			const texts: string[] = [];
 			const abort = new AbortController();
 			if (step.abortAfterMs !== undefined) setTimeout(() => abort.abort(), step.abortAfterMs);
 			const value = await cloudSdk.followRun(idOf(step), runIdOf(step.runId), script.apiKey, {
-				onText: (text) => texts.push(text),
 				signal: abort.signal,
+				pollMs: 200,
 			});
-			emit("followRun", { step: index, value, texts });
+			emit("followRun", { step: index, value });
 			return;
 		}
 		case "listRuns":

@@ -1,0 +1,148 @@
+// Background Cursor Cloud agents: `/cursor-cloud launch` (several at once, the footer count, each outcome once),
+// `/cursor-cloud list | show | wait | cancel`, and scripting with `--cursor-cloud-detach` + `/cursor-cloud wait`. The
+// real `pi` CLI on the built bundle, the real @cursor/sdk against the cloud fake.
+import { describe, expect, test } from "bun:test";
+import { type CloudFake, cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts";
+import { runPi, type TempHome } from "../support/pi.ts";
+import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import { notifications, startRpcPi, statuses } from "../support/rpc.ts";
+
+const TIMEOUT_MS = 150_000;
+const REPO = "https://github.com/acme/app";
+const pr = (n: number) => ({ repoUrl: REPO, branch: `cursor/task-${n}`, prUrl: `${REPO}/pull/${n}` });
+
+const SCENARIOS: Record<string, Scenario> = {
+	"[[slow]]": {
+		steps: [{ text: "Working. " }, { delay: 8000 }, { text: "Slow task done." }],
+		result: { git: { branches: [pr(9)] } },
+	},
+	"[[fails]]": { steps: [{ text: "Trying." }], result: { status: "ERROR", error: { message: "tests failed" } } },
+};
+for (const n of [1, 2, 3]) {
+	SCENARIOS[`[[task-${n}]]`] = {
+		steps: [{ text: `Task ${n} started. ` }, { delay: 3000 }, { text: `Task ${n} done.` }],
+		result: { git: { branches: [pr(n)] } },
+	};
+}
+
+const cloud = cloudFakeForFile(SCENARIOS);
+const homes = new HomeRegistry();
+const CLOUD_ARGS = [
+	"--model",
+	"cursor/composer-2.5",
+	"--cursor-runtime",
+	"cloud",
+	"--cursor-cloud-ack",
+	"--cursor-cloud-repo",
+	REPO,
+];
+const cloudEnv = (fake: CloudFake) => ({ CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY });
+const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloudEnv(cloud.fake) });
+
+describe("scripting", () => {
+	test(
+		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			const started = Date.now();
+			const detached = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "-p", "Slow task [[slow]]"]);
+			const elapsed = Date.now() - started;
+			withOutput(detached, () => {
+				expect(detached.code).toBe(0);
+				expect(detached.stdout.trim()).toMatch(/^bc-[0-9a-f-]+ run-[0-9a-f-]+$/);
+			});
+			const [agentId, runId] = detached.stdout.trim().split(" ");
+			const agents = await cloud.fake.agents();
+			expect(agents.map((a) => a.id)).toEqual([agentId as string]);
+			// Pi was gone before the run ended: it goes on on the fake's clock.
+			expect(agents[0]?.runs.map((r) => [r.id, r.status])).toEqual([[runId as string, "RUNNING"]]);
+			console.log(`--cursor-cloud-detach returned in ${elapsed} ms`);
+			expect(elapsed).toBeLessThan(8000);
+
+			const waited = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud wait ${agentId}`]);
+			withOutput(waited, () => {
+				expect(waited.code).toBe(0);
+				expect(waited.stderr).toContain("Slow task done.");
+				expect(waited.stderr).toContain(`${REPO}/pull/9`);
+			});
+
+			const json = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "--mode", "json", "Doomed [[fails]]"]);
+			withOutput(json, () => expect(json.code).toBe(0));
+			const record = jsonLines(json.stdout).find(
+				(r) => r.type === "message_end" && r.message?.customType === "pi-cursor-sdk:cloud-launch",
+			)?.message?.details;
+			const failing = String(record?.agentId);
+			expect(failing).toMatch(/^bc-/);
+			expect(String(record?.runId)).toMatch(/^run-/);
+			const failed = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud wait ${failing}`]);
+			withOutput(failed, () => {
+				expect(failed.code).not.toBe(0);
+				expect(failed.stderr).toContain("tests failed");
+			});
+			const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
+			expect(creates).toHaveLength(2);
+			const output = [detached, waited, json, failed].map((r) => r.stdout + r.stderr).join("\n");
+			expect(leakedSecrets(output)).toEqual([]);
+		},
+		TIMEOUT_MS,
+	);
+});
+
+describe("background agents in a session", () => {
+	test(
+		"three launches run at once; the footer counts them down; each outcome lands once; list shows them finished with branch and pull request; cancel stops one",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			try {
+				for (const n of [1, 2, 3]) {
+					const from = rpc.mark();
+					await rpc.prompt(`/cursor-cloud launch Task ${n} [[task-${n}]]`);
+					await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), { from });
+				}
+				const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+				expect(running).toHaveLength(3);
+				const cards = () =>
+					rpc.records.filter(
+						(r) =>
+							r.type === "message_end" &&
+							(r.message as { customType?: string } | undefined)?.customType === "pi-cursor-sdk:cloud-outcome",
+					);
+				await rpc.waitFor(() => cards().length === 3, { timeoutMs: 30_000 });
+				for (const n of [1, 2, 3]) {
+					const mine = cards().filter((r) => JSON.stringify(r).includes(`Task ${n} done.`));
+					expect(mine).toHaveLength(1);
+					expect(JSON.stringify(mine[0])).toContain(`${REPO}/pull/${n}`);
+				}
+				const counts = statuses(rpc.records, "cursor-cloud-fleet");
+				expect(counts).toContain("☁ 3 cloud runs");
+				expect(counts.at(-1)).toBeUndefined();
+
+				const from = rpc.mark();
+				await rpc.prompt("/cursor-cloud list");
+				const list = await rpc.waitFor((r) => JSON.stringify(r).includes("Cursor Cloud agents of this Pi session"), {
+					from,
+				});
+				const text = String(list.message);
+				expect(text.match(/ · finished/g)).toHaveLength(3);
+				for (const n of [1, 2, 3]) expect(text).toContain(`${REPO}/pull/${n}`);
+
+				const hang = rpc.mark();
+				await rpc.prompt("/cursor-cloud launch Slow [[slow]]");
+				const launched = await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), {
+					from: hang,
+				});
+				const agentId = /bc-[0-9a-f-]+/.exec(String(launched.message))?.[0];
+				await rpc.prompt(`/cursor-cloud cancel ${agentId}`);
+				await rpc.waitFor(() => cards().length === 4, { timeoutMs: 30_000 });
+				expect(JSON.stringify(cards().at(-1))).toContain("was cancelled");
+				const cancels = (await cloud.fake.requests()).filter((r) => r.route === "cancel");
+				expect(cancels.map((r) => r.agentId)).toEqual([agentId as string]);
+				expect(notifications(rpc.records).filter((n) => /dashboard/i.test(n.message))).toEqual([]);
+			} finally {
+				await rpc.close();
+			}
+		},
+		TIMEOUT_MS,
+	);
+});
