@@ -325,7 +325,11 @@ describe("managing agents", () => {
 			]);
 			const ids = (step: number) => result.one(step, "list").value.items.map((a: { agentId: string }) => a.agentId);
 			expect(ids(0)).toEqual([kept, gone]);
-			expect(result.one(1, "getRun").value).toEqual({ status: "finished", git: { branches: [PR] } });
+			expect(result.one(1, "getRun").value).toEqual({
+				id: expect.stringMatching(/^run-/),
+				status: "finished",
+				git: { branches: [PR] },
+			});
 			expect(ids(3)).toEqual([gone]);
 			expect(result.one(4, "list").value.items).toEqual([
 				expect.objectContaining({ agentId: kept, archived: true, repos: [REPO] }),
