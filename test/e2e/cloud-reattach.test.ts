@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
-import { startRpcPi } from "../support/rpc.ts";
+import { startRpcPi, statuses } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 150_000;
 const REPO = "https://github.com/acme/app";
@@ -20,6 +20,15 @@ const SCENARIOS: Record<string, Scenario> = {
 		steps: [
 			{ text: "Working on it. " },
 			{ delay: 4000 },
+			{ text: LONG_ANSWER },
+			{ turnEnded: { inputTokens: 30, outputTokens: 7 } },
+		],
+		result: { git: { branches: [PR] } },
+	},
+	"[[longer]]": {
+		steps: [
+			{ text: "Working on it. " },
+			{ delay: 15_000 },
 			{ text: LONG_ANSWER },
 			{ turnEnded: { inputTokens: 30, outputTokens: 7 } },
 		],
@@ -73,10 +82,10 @@ const outcomeMessages = (home: TempHome) =>
 	sessionEntries(home).filter((e) => e.type === "custom_message" && e.customType === "pi-cursor-sdk:cloud-outcome");
 
 /** Starts a cloud turn on `[[long]]` in RPC mode and SIGKILLs Pi once the run streams. */
-async function killMidRun(home: TempHome): Promise<void> {
+async function killMidRun(home: TempHome, marker = "[[long]]"): Promise<void> {
 	const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake) });
 	try {
-		rpc.write({ type: "prompt", message: "Fix the login [[long]]" });
+		rpc.write({ type: "prompt", message: `Fix the login ${marker}` });
 		await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
 	} finally {
 		await rpc.kill();
@@ -162,6 +171,36 @@ describe("a cloud run Pi did not see end", () => {
 			);
 			expect(interrupted).toBeLessThan(card);
 			expect(card).toBeLessThan(nextPrompt);
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"RPC: `pi -c` shows the run as running; a prompt meanwhile waits for it, then goes to the same agent (no 409)",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			await killMidRun(home, "[[longer]]");
+			const rpc = startRpcPi([...CLOUD_ARGS, "-c"], { home, env: cloudEnv(cloud.fake) });
+			try {
+				await rpc.waitFor(() => statuses(rpc.records, "cursor-cloud-fleet").includes("☁ 1 cloud run"));
+				const from = rpc.mark();
+				await rpc.prompt("And now? [[answer]]");
+				await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				await rpc.waitFor(
+					(r) => JSON.stringify(r).includes("pi-cursor-sdk:cloud-outcome") && JSON.stringify(r).includes(LONG_ANSWER),
+				);
+				const log = apiRequests(await cloud.fake.requests());
+				const followup = log.find((r) => r.route === "followup");
+				expect(followup?.status).toBe(200);
+				expect(log.filter((r) => r.status === 409)).toEqual([]);
+				const end = JSON.stringify(rpc.records.filter((r) => r.type === "agent_end").at(-1));
+				expect(end).toContain("Next answer.");
+				expect(end).not.toMatch(/busy/i);
+			} finally {
+				await rpc.close();
+			}
+			await expectOneAgentNoBusy();
+			expect(outcomeMessages(home)).toHaveLength(1);
 		},
 		TIMEOUT_MS,
 	);
