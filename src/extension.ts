@@ -117,6 +117,8 @@ export class CursorExtension {
 			report: this.report,
 			prepare: () => this.cloud.prepare(),
 			model: (ctx, apiKey) => cursorSelection(this.entry, ctx.model, apiKey),
+			leaveRunning: () => this.cloud.leave.leave(),
+			resetLeave: () => this.cloud.leave.reset(),
 		});
 		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({

@@ -31,6 +31,10 @@ export interface FleetWiring {
 	readonly prepare: () => Promise<PreparedCloud | CursorError>;
 	/** The Cursor model selection of the session's model (undefined: not a Cursor model; Cursor picks). */
 	readonly model: (ctx: ExtensionContext, apiKey: string) => ModelSelection | undefined;
+	/** Session shutdown: cloud runs a turn was aborting are left running; returns how many. */
+	readonly leaveRunning: () => number;
+	/** Session start: aborts cancel cloud runs again. */
+	readonly resetLeave: () => void;
 }
 
 export type FleetCommand = Extract<CloudCommand, { kind: "launch" | "wait" | "show" }>;
@@ -95,10 +99,20 @@ export class SessionFleet {
 
 	register(): void {
 		this.pi.on("session_start", async (_event, ctx) => {
+			this.wiring.resetLeave();
 			this.ui = ctx.hasUI ? ctx.ui : undefined;
 			await this.fleet.start(fleetSession(ctx), CLOUD_BOUNDS.timeouts.idleMs);
 		});
-		this.pi.on("session_shutdown", () => this.fleet.stop());
+		this.pi.on("session_shutdown", () => {
+			const left = this.wiring.leaveRunning() + this.fleet.inFlight;
+			this.fleet.stop();
+			if (left > 0) {
+				// The TUI is already stopped: a plain line, like Pi's own "To resume this session".
+				console.error(
+					`${left} Cursor Cloud run(s) go on on Cursor's machines; reopen this session (pi -c) to collect the outcome.`,
+				);
+			}
+		});
 		this.pi.on("input", async (event, ctx) => {
 			if (this.pi.getFlag(FLAG_DETACH) !== true || event.text.trim().startsWith("/")) return { action: "continue" };
 			await this.detach(event.text.trim(), ctx);

@@ -28,6 +28,7 @@ import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import type { Notify } from "../ui/types.ts";
+import { LeaveOnShutdown } from "./cloud-leave.ts";
 import { SessionLiveSlot } from "./live-slot.ts";
 import type { TurnRuntime } from "./types.ts";
 
@@ -90,6 +91,8 @@ export interface PreparedCloud {
 }
 
 export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
+	/** Quitting leaves an aborted cloud run going (src/runtime/cloud-leave.ts). */
+	readonly leave = new LeaveOnShutdown();
 	/** Asks once in the TUI and remembers the answer. */
 	private readonly acknowledge: () => Promise<boolean>;
 	/** Cloud sends stay out of the local usage accounting (Cloud usage is not context occupancy). */
@@ -152,7 +155,7 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			resumed ? this.deps.sdk.resumeAgent(resumed, agentSetup) : this.deps.sdk.createAgent(agentSetup),
 			(late) => late.close(),
 		);
-		const recorded = new CloudRecords(journal, agent, [setup.apiKey]);
+		const recorded = new CloudRecords(journal, agent, [setup.apiKey], this.leave);
 		if (!resumed) {
 			try {
 				recorded.newAgent(setup.selection.id, options.cloud.repos?.[0]);
@@ -163,7 +166,7 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			this.deps.appendEntry(CLOUD_AGENT_ENTRY, { agentId: agent.agentId });
 		}
 		return {
-			agent,
+			agent: this.leave.wrap(agent),
 			prompt: cloudPrompt(messages, settings.context, resumed !== undefined),
 			kind: resumed ? "incremental" : "bootstrap",
 			runStarted: (runId) => recorded.run(runId),
@@ -252,6 +255,7 @@ class CloudRecords {
 		private readonly journal: CloudJournal,
 		private readonly agent: SDKAgent,
 		private readonly secrets: string[],
+		private readonly leave: LeaveOnShutdown,
 	) {}
 
 	/** A new agent, before its first send. */
@@ -283,8 +287,20 @@ class CloudRecords {
 
 	/** The send is over (after `finished` for a finished run): its outcome, and the agent's streams closed. */
 	release(outcome: SendOutcome): void {
-		if (!this.resulted) this.result(outcome);
-		this.agent.close();
+		if (this.resulted || outcome !== "aborted" || this.runId === null) {
+			if (!this.resulted) this.result(outcome);
+			this.agent.close();
+			return;
+		}
+		// An abort: journaled unless the session shuts down right after it (the run then goes on, collected later).
+		this.resulted = true;
+		this.leave.defer(
+			() => {
+				this.result(outcome);
+				this.agent.close();
+			},
+			() => this.agent.close(),
+		);
 	}
 
 	private result(status: CloudRunOutcome, git?: RunResult["git"]): void {

@@ -204,4 +204,30 @@ describe("a cloud run Pi did not see end", () => {
 		},
 		TIMEOUT_MS,
 	);
+
+	test(
+		"quitting Pi mid-run (stdin closed, an orderly shutdown) leaves the run going; `pi -c` collects it once",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake) });
+			rpc.write({ type: "prompt", message: "Fix the login [[long]]" });
+			await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
+			const exit = await rpc.close(10_000);
+			expect(exit.stderr).toContain("go on on Cursor's machines");
+			const deadline = Date.now() + 20_000;
+			while ((await cloud.fake.agents())[0]?.runs[0]?.status !== "FINISHED" && Date.now() < deadline) {
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+			expect((await cloud.fake.requests()).filter((r) => r.route === "cancel")).toEqual([]);
+			const next = await piIn(home, [...CLOUD_ARGS, "-c", "-p", "And now? [[answer]]"]);
+			withOutput(next, () => {
+				expect(next.code).toBe(0);
+				expect(next.stdout).toContain("Next answer.");
+				expect(next.stderr.split(LONG_ANSWER)).toHaveLength(2);
+			});
+			await expectOneAgentNoBusy();
+			expect(outcomeMessages(home)).toHaveLength(1);
+		},
+		TIMEOUT_MS,
+	);
 });

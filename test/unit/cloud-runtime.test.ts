@@ -8,6 +8,7 @@ import type { AssistantMessageEvent, TranscriptContext } from "@earendil-works/p
 import { CloudJournal, cloudJournalPath } from "../../src/cloud/journal.ts";
 import type { CursorReplay } from "../../src/replay/replay.ts";
 import { CloudRuntime } from "../../src/runtime/cloud.ts";
+import { ABORT_GRACE_MS } from "../../src/runtime/cloud-leave.ts";
 import type { CloudSdk, Run, SDKAgent } from "../../src/sdk/cursor-sdk.ts";
 import type { LiveRun } from "../../src/turn/live-run.ts";
 import { CLOUD_BOUNDS } from "../../src/turn/setup.ts";
@@ -129,6 +130,8 @@ describe("a cloud turn before its run exists", () => {
 		sent.resolve({ id: "run-late", cancel: async () => void log.push("cancel run-late") } as unknown as Run);
 		await Bun.sleep(10);
 		expect(journal().at(-1)).toMatchObject({ type: "run", agentId: AGENT_ID, runId: "run-late" });
+		// An abort's cancel waits the grace period (a shutdown right after it leaves the run going instead).
+		await Bun.sleep(ABORT_GRACE_MS + 50);
 		expect(log).toContain("cancel run-late");
 	});
 });
@@ -164,7 +167,7 @@ describe("a cloud turn that cannot be recorded or sent", () => {
 		expect(events.at(-1)).toMatchObject({ type: "error", reason: "error" });
 		expect(JSON.stringify(events.at(-1))).toContain("did not accept the request within 100 ms (network error)");
 		sent.resolve({ id: "run-late", cancel: async () => void log.push("cancel run-late") } as unknown as Run);
-		await Bun.sleep(10);
+		await Bun.sleep(ABORT_GRACE_MS + 50);
 		expect(log).toContain("cancel run-late");
 		expect(journal().map((r) => r.type)).toEqual(["agent", "result", "run"]);
 	});
