@@ -9,12 +9,15 @@ export type CloudCommand =
 	| { kind: "wait"; agentId: string }
 	| { kind: "show"; agentId: string }
 	| { kind: "cancel"; agentId: string }
+	| { kind: "follow"; agentId: string }
+	| { kind: "send"; agentId: string; message: string }
+	| { kind: "artifacts"; agentId: string; download?: { path: string; to: string; force: boolean } }
 	| { kind: "archive"; agentId: string }
 	| { kind: "delete"; agentId: string; confirmed: boolean }
 	| { kind: "usage"; message: string };
 
 export const CLOUD_COMMAND_USAGE =
-	"Usage: /cursor-cloud list | launch <task> | show <bc-id> | wait <bc-id> | cancel <bc-id> | archive <bc-id> | delete <bc-id> --yes";
+	"Usage: /cursor-cloud list | launch <task> | show|follow|wait|cancel <bc-id> | send <bc-id> <message> | artifacts <bc-id> [download <path> --to <dir> [--force]] | archive <bc-id> | delete <bc-id> --yes";
 
 export const DASHBOARD_URL = "https://cursor.com/agents";
 
@@ -33,7 +36,19 @@ export function parseCloudCommand(args: string): CloudCommand {
 					message: `/cursor-cloud launch needs a task, e.g. /cursor-cloud launch Fix the flaky login test`,
 				};
 	}
-	if (verb === "wait" || verb === "show" || verb === "cancel") {
+	if (verb === "send" && id && AGENT_ID.test(id)) {
+		const message = args.trim().slice("send".length).trim().slice(id.length).trim();
+		if (message) return { kind: "send", agentId: id, message };
+	}
+	if (verb === "artifacts" && id && AGENT_ID.test(id)) {
+		if (rest.length === 0) return { kind: "artifacts", agentId: id };
+		const [action, path, toFlag, to, ...more] = rest;
+		const force = more.length === 1 && more[0] === "--force";
+		if (action === "download" && path && toFlag === "--to" && to && (more.length === 0 || force)) {
+			return { kind: "artifacts", agentId: id, download: { path, to, force } };
+		}
+	}
+	if (verb === "wait" || verb === "show" || verb === "cancel" || verb === "follow") {
 		if (!id || !AGENT_ID.test(id) || rest.length > 0) {
 			return { kind: "usage", message: `/cursor-cloud ${verb} needs one agent id (bc-…). ${CLOUD_COMMAND_USAGE}` };
 		}

@@ -13,7 +13,16 @@ import type { CursorError } from "../sdk/errors.ts";
 import type { SessionTurnEntry } from "../session/turn-entry.ts";
 import { CLOUD_BOUNDS } from "../turn/setup.ts";
 import type { Notify } from "../ui/types.ts";
-import { type FleetCommandDeps, launchCommand, showCommand, waitCommand, waitSecondsOf } from "./commands.ts";
+import {
+	artifactsCommand,
+	type FleetCommandDeps,
+	followCommand,
+	launchCommand,
+	sendCommand,
+	showCommand,
+	waitCommand,
+	waitSecondsOf,
+} from "./commands.ts";
 import { CloudFleet, type FleetSession } from "./fleet.ts";
 import { launchCloudAgent } from "./launch.ts";
 
@@ -37,7 +46,10 @@ export interface FleetWiring {
 	readonly resetLeave: () => void;
 }
 
-export type FleetCommand = Extract<CloudCommand, { kind: "launch" | "wait" | "show" }>;
+export type FleetCommand = Extract<
+	CloudCommand,
+	{ kind: "launch" | "wait" | "show" | "follow" | "send" | "artifacts" }
+>;
 
 const cursorKey = async (ctx: ExtensionContext) =>
 	(await ctx.modelRegistry.getProviderAuth("cursor").catch(() => undefined))?.auth.apiKey ?? undefined;
@@ -160,7 +172,7 @@ export class SessionFleet {
 		command: FleetCommand,
 		ctx: ExtensionContext,
 		apiKey: string,
-		journal: Pick<CloudJournal, "read">,
+		journal: Pick<CloudJournal, "read" | "record">,
 	): Promise<boolean> {
 		const deps: FleetCommandDeps = {
 			prepare: this.wiring.prepare,
@@ -168,6 +180,7 @@ export class SessionFleet {
 			fleet: this.fleet,
 			journal,
 			apiKey,
+			cwd: ctx.cwd,
 			report: this.wiring.report,
 			mode: ctx.mode,
 			model: () => this.wiring.model(ctx, apiKey),
@@ -180,6 +193,12 @@ export class SessionFleet {
 				return showCommand(deps, command.agentId);
 			case "wait":
 				return waitCommand(deps, command.agentId);
+			case "follow":
+				return followCommand(deps, command.agentId);
+			case "send":
+				return sendCommand(deps, command.agentId, command.message);
+			case "artifacts":
+				return artifactsCommand(deps, command.agentId, command.download);
 		}
 	}
 }

@@ -79,7 +79,7 @@ async function cloudCommand(deps: CloudCommandDeps, args: string, ctx: Extension
 	const manage = { sdk: deps.sdk, journal, apiKey };
 	if (command.kind === "list") return deps.report(await cloudListText(manage), "info");
 	let ok: boolean;
-	if (command.kind === "launch" || command.kind === "show" || command.kind === "wait") {
+	if (command.kind !== "archive" && command.kind !== "delete" && command.kind !== "cancel") {
 		ok = await deps.fleet.command(command, ctx, apiKey, journal);
 	} else {
 		const outcome = await mutateCloudAgent(manage, command);
@@ -100,7 +100,18 @@ export function registerCloudCommands(pi: Pick<ExtensionAPI, "registerCommand">,
 	pi.registerCommand("cursor-cloud", {
 		description:
 			"This session's Cursor Cloud agents: /cursor-cloud list | launch <task> | show|wait|cancel|archive <bc-id> | delete <bc-id> --yes",
-		getArgumentCompletions: complete(["list", "launch", "show", "wait", "cancel", "archive", "delete"]),
+		getArgumentCompletions: complete([
+			"list",
+			"launch",
+			"show",
+			"follow",
+			"wait",
+			"send",
+			"cancel",
+			"artifacts",
+			"archive",
+			"delete",
+		]),
 		handler: async (args, ctx) => cloudCommand(deps, args, ctx),
 	});
 }

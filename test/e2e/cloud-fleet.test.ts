@@ -2,6 +2,8 @@
 // `/cursor-cloud list | show | wait | cancel`, and scripting with `--cursor-cloud-detach` + `/cursor-cloud wait`. The
 // real `pi` CLI on the built bundle, the real @cursor/sdk against the cloud fake.
 import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { type CloudFake, cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
@@ -16,6 +18,11 @@ const SCENARIOS: Record<string, Scenario> = {
 		steps: [{ text: "Working. " }, { delay: 8000 }, { text: "Slow task done." }],
 		result: { git: { branches: [pr(9)] } },
 	},
+	"[[files]]": {
+		steps: [{ text: "Wrote the report." }],
+		result: { git: { branches: [pr(5)] }, artifacts: [{ path: "reports/summary.md", content: "# Summary\n" }] },
+	},
+	"[[more]]": { steps: [{ text: "Added the test too." }] },
 	"[[fails]]": { steps: [{ text: "Trying." }], result: { status: "ERROR", error: { message: "tests failed" } } },
 };
 for (const n of [1, 2, 3]) {
@@ -139,6 +146,59 @@ describe("background agents in a session", () => {
 				const cancels = (await cloud.fake.requests()).filter((r) => r.route === "cancel");
 				expect(cancels.map((r) => r.agentId)).toEqual([agentId as string]);
 				expect(notifications(rpc.records).filter((n) => /dashboard/i.test(n.message))).toEqual([]);
+			} finally {
+				await rpc.close();
+			}
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force) and send to a background agent",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			const command = async (text: string, expected: string) => {
+				const from = rpc.mark();
+				await rpc.prompt(text);
+				const record = await rpc.waitFor((r) => JSON.stringify(r).includes(expected), { from, timeoutMs: 30_000 });
+				return String(record.message ?? JSON.stringify(record));
+			};
+			try {
+				const launched = await command(
+					"/cursor-cloud launch Write the report [[files]]",
+					"Launched Cursor Cloud agent",
+				);
+				const agentId = /bc-[0-9a-f-]+/.exec(launched)?.[0] as string;
+				await command(`/cursor-cloud wait ${agentId}`, "Wrote the report.");
+				expect(await command(`/cursor-cloud artifacts ${agentId}`, "Artifacts of")).toContain(
+					"reports/summary.md · 10 B",
+				);
+				const out = join(home.dir, "out");
+				await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Downloaded");
+				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+				writeFileSync(join(out, "reports", "summary.md"), "mine");
+				expect(
+					await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Not downloaded"),
+				).toContain("--force");
+				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("mine");
+				await command(
+					`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out} --force`,
+					"Downloaded",
+				);
+				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+				expect(
+					await command(`/cursor-cloud artifacts ${agentId} download ../escape.md --to ${out}`, "Not downloaded"),
+				).toContain("would leave the folder");
+
+				await command(`/cursor-cloud send ${agentId} Add a test as well [[more]]`, "Sent to");
+				await rpc.waitFor((r) => r.type === "message_end" && JSON.stringify(r).includes("Added the test too."), {
+					timeoutMs: 30_000,
+				});
+				const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
+				expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
+				const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
+				expect(creates).toHaveLength(1);
 			} finally {
 				await rpc.close();
 			}

@@ -30,6 +30,13 @@ describe("parsing /cursor-cloud", () => {
 		[`wait ${A}`, { kind: "wait", agentId: A }],
 		[`show ${A}`, { kind: "show", agentId: A }],
 		["launch  Fix the flaky test --now ", { kind: "launch", task: "Fix the flaky test --now" }],
+		[`follow ${A}`, { kind: "follow", agentId: A }],
+		[`send ${A} Also add a test`, { kind: "send", agentId: A, message: "Also add a test" }],
+		[`artifacts ${A}`, { kind: "artifacts", agentId: A }],
+		[
+			`artifacts ${A} download r/a.md --to out --force`,
+			{ kind: "artifacts", agentId: A, download: { path: "r/a.md", to: "out", force: true } },
+		],
 	])("%s", (args, command) => {
 		expect(parseCloudCommand(args)).toEqual(command as ReturnType<typeof parseCloudCommand>);
 	});
@@ -44,6 +51,9 @@ describe("parsing /cursor-cloud", () => {
 		`delete ${A} --force`,
 		"launch",
 		"wait",
+		`send ${A}`,
+		`artifacts ${A} download r/a.md`,
+		`artifacts ${A} download r/a.md --to out --yes`,
 		`wait ${A} now`,
 		"cancel bc-",
 		"remove x",

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { CloudRecord } from "../../src/cloud/records.ts";
+import { artifactTarget } from "../../src/fleet/artifacts.ts";
 import { CloudFleet, type FleetSession } from "../../src/fleet/fleet.ts";
 import { CLOUD_OUTCOME_MESSAGE, deliveredRuns, openRuns, outcomeText, type RunEnd } from "../../src/fleet/outcomes.ts";
 import type { CloudRunState } from "../../src/sdk/cursor-sdk.ts";
@@ -212,5 +213,29 @@ describe("the fleet at session start", () => {
 		finish({ id: "r1", status: "finished" } satisfies RunEnd & { id: string });
 		await new Promise((resolve) => setTimeout(resolve, 10));
 		expect(sent).toEqual([]);
+	});
+});
+
+describe("where an artifact is downloaded", () => {
+	test("inside the named folder; a path that leaves it is refused", () => {
+		expect(artifactTarget("out", "reports/a.md", "/work")).toEqual({ ok: true, path: "/work/out/reports/a.md" });
+		expect(artifactTarget("/tmp/x", "/abs/b.txt", "/work")).toEqual({ ok: true, path: "/tmp/x/abs/b.txt" });
+		for (const bad of ["../etc/passwd", "a/../../b", "", ".", "x\0y"]) {
+			expect(artifactTarget("out", bad, "/work").ok).toBe(false);
+		}
+	});
+
+	test("property: whatever path Cursor names, the target stays inside the folder", async () => {
+		const target = new PropertyTarget("fleet-artifact-target");
+		const segment = fc.oneof(fc.constantFrom("..", ".", "", "a", "/", "\\\\"), nastyString);
+		await target.check(
+			fc.property(fc.array(segment, { maxLength: 6 }), (parts) => {
+				const result = artifactTarget("out", parts.join("/"), "/work");
+				if (result.ok) expect(result.path.startsWith("/work/out/")).toBe(true);
+				return true;
+			}),
+			500,
+		);
+		target.report();
 	});
 });
