@@ -91,6 +91,7 @@ export class CloudFleet {
 	private apiKey: string | undefined;
 	/** Runs whose outcome a command reports itself (not repeated on stderr in print mode). */
 	private readonly quiet = new Set<string>();
+	private readonly known = new Map<string, { runId: string; task?: string }>();
 
 	constructor(private readonly deps: FleetDeps) {}
 
@@ -146,6 +147,11 @@ export class CloudFleet {
 	/** The run the fleet follows on `agentId`, if any (a new send to that agent must wait for it or stop it). */
 	activeRunOf(agentId: string): TrackedRun | undefined {
 		return [...this.following.values()].find((run) => run.agentId === agentId);
+	}
+
+	/** The latest run this session followed on `agentId` (running or over), with its task. */
+	runOf(agentId: string): { runId: string; task?: string } | undefined {
+		return this.known.get(agentId);
 	}
 
 	/** How many runs are in flight. */
@@ -236,6 +242,7 @@ export class CloudFleet {
 				this.refreshStatus();
 			});
 		const tracked = { ...run, stop, ended };
+		this.known.set(run.agentId, { runId: run.runId, ...(run.task ? { task: run.task } : {}) });
 		this.following.set(run.runId, tracked);
 		this.refreshStatus();
 		if (earlier) {

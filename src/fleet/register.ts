@@ -25,6 +25,7 @@ import {
 } from "./commands.ts";
 import { CloudFleet, type FleetSession } from "./fleet.ts";
 import { launchCloudAgent } from "./launch.ts";
+import { CLOUD_TASK_TOOL, FLAG_CLOUD_TOOL, registerCloudTaskTool } from "./tool.ts";
 
 const STATUS_KEY = "cursor-cloud-fleet";
 export const FLAG_DETACH = "cursor-cloud-detach";
@@ -82,10 +83,11 @@ export function fleetSession(ctx: ExtensionContext): FleetSession | undefined {
 /** The session's fleet and its Pi wiring (`register` after the extension's own session handlers: they bind the UI). */
 export class SessionFleet {
 	private ui: ExtensionContext["ui"] | undefined;
+	private toolRegistered = false;
 	readonly fleet: CloudFleet;
 
 	constructor(
-		private readonly pi: Pick<ExtensionAPI, "on" | "sendMessage" | "registerFlag" | "getFlag">,
+		private readonly pi: Pick<ExtensionAPI, "on" | "sendMessage" | "registerFlag" | "getFlag" | "registerTool">,
 		private readonly wiring: FleetWiring,
 	) {
 		this.fleet = new CloudFleet({
@@ -103,6 +105,10 @@ export class SessionFleet {
 			type: "boolean",
 			description: "Give the prompt to a new background Cursor Cloud agent, print its agent and run ids, and return",
 		});
+		this.pi.registerFlag(FLAG_CLOUD_TOOL, {
+			type: "boolean",
+			description: `Give the active Pi model the ${CLOUD_TASK_TOOL} tool: it may start background Cursor Cloud agents`,
+		});
 		this.pi.registerFlag(FLAG_WAIT_TIMEOUT, {
 			type: "string",
 			description: "How long /cursor-cloud wait waits, in seconds (default 7500)",
@@ -112,6 +118,11 @@ export class SessionFleet {
 	register(): void {
 		this.pi.on("session_start", async (_event, ctx) => {
 			this.wiring.resetLeave();
+			if (!this.toolRegistered && this.pi.getFlag(FLAG_CLOUD_TOOL) === true) {
+				this.toolRegistered = true;
+				const { prepare, sdk } = this.wiring;
+				registerCloudTaskTool(this.pi, { prepare, sdk, fleet: this.fleet, apiKey: cursorKey });
+			}
 			this.ui = ctx.hasUI ? ctx.ui : undefined;
 			await this.fleet.start(fleetSession(ctx), CLOUD_BOUNDS.timeouts.idleMs);
 		});

@@ -8,6 +8,9 @@ import { type CloudFake, cloudFakeForFile, type Scenario } from "../support/clou
 import { runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
 import { notifications, startRpcPi, statuses } from "../support/rpc.ts";
+import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
+
+const FAUX_DELEGATOR = join(REPO_ROOT, "test", "fixtures", "faux-cloud-delegator-extension.ts");
 
 const TIMEOUT_MS = 150_000;
 const REPO = "https://github.com/acme/app";
@@ -22,6 +25,7 @@ const SCENARIOS: Record<string, Scenario> = {
 		steps: [{ text: "Wrote the report." }],
 		result: { git: { branches: [pr(5)] }, artifacts: [{ path: "reports/summary.md", content: "# Summary\n" }] },
 	},
+	"[[delegated]]": { steps: [{ text: "Delegated fix done." }], result: { git: { branches: [pr(4)] } } },
 	"[[more]]": { steps: [{ text: "Added the test too." }] },
 	"[[fails]]": { steps: [{ text: "Trying." }], result: { status: "ERROR", error: { message: "tests failed" } } },
 };
@@ -202,6 +206,61 @@ describe("background agents in a session", () => {
 			} finally {
 				await rpc.close();
 			}
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"cursor_cloud_task: a non-Cursor model starts a cloud agent and reads its outcome; without the acknowledgement it refuses without any request; off by default",
+		async () => {
+			const fauxArgs = ["--model", "faux/faux-1", "--cursor-cloud-repo", REPO, "--cursor-cloud-tool"];
+			const extensions = [BUNDLE, FAUX_DELEGATOR];
+			// Without --cursor-cloud-ack (print/RPC): the tool refuses, and nothing reaches Cursor.
+			const refusing = startRpcPi(fauxArgs, { home: homes.create(NO_RETRY), env: cloudEnv(cloud.fake), extensions });
+			try {
+				const from = refusing.mark();
+				await refusing.prompt("Delegate the login fix");
+				const end = await refusing.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(end)).toContain("--cursor-cloud-ack");
+			} finally {
+				await refusing.close();
+			}
+			expect((await cloud.fake.requests()).filter((r) => r.path.startsWith("/v1/agents"))).toEqual([]);
+
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi([...fauxArgs, "--cursor-cloud-ack"], { home, env: cloudEnv(cloud.fake), extensions });
+			try {
+				let from = rpc.mark();
+				await rpc.prompt("Delegate the login fix");
+				const started = await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(started)).toContain("Started Cursor Cloud agent bc-");
+				expect(JSON.stringify(started)).toContain('"toolName":"cursor_cloud_task"');
+				await rpc.waitFor((r) => JSON.stringify(r).includes("pi-cursor-sdk:cloud-outcome"), { timeoutMs: 30_000 });
+				from = rpc.mark();
+				await rpc.prompt("Read the result");
+				const collected = await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(collected)).toContain("collected: Cursor Cloud agent bc-");
+				expect(JSON.stringify(collected)).toContain("Delegated fix done.");
+				expect(JSON.stringify(collected)).toContain(`${REPO}/pull/4`);
+			} finally {
+				await rpc.close();
+			}
+			// Off by default: without --cursor-cloud-tool the model's call finds no such tool and nothing is started.
+			const before = (await cloud.fake.agents()).length;
+			const off = startRpcPi(["--model", "faux/faux-1", "--cursor-cloud-ack"], {
+				home: homes.create(NO_RETRY),
+				env: cloudEnv(cloud.fake),
+				extensions,
+			});
+			try {
+				const from = off.mark();
+				await off.prompt("Delegate the login fix");
+				const end = await off.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(end)).not.toContain("Started Cursor Cloud agent");
+			} finally {
+				await off.close();
+			}
+			expect(await cloud.fake.agents()).toHaveLength(before);
 		},
 		TIMEOUT_MS,
 	);
