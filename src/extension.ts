@@ -15,7 +15,7 @@ import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID } from "./catalog/state.ts";
-import { cursorSelection, SessionFleet } from "./fleet/register.ts";
+import { fleetOf, type SessionFleet } from "./fleet/register.ts";
 import { registerPlanApproval } from "./plan/approval.ts";
 import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
@@ -111,15 +111,8 @@ export class CursorExtension {
 		this.replay = new CursorReplay(pi);
 		this.bridge = new BridgeView(pi, this.env, () => this.effects.mcpTimeouts.settings.toolMs);
 		const runtimes = { pool: this.pool, replay: this.replay, session: () => this.session };
-		this.fleet = new SessionFleet(pi, {
-			sdk: cloudApi,
-			notify: this.notify,
-			report: this.report,
-			prepare: () => this.cloud.prepare(),
-			model: (ctx, apiKey) => cursorSelection(this.entry, ctx.model, apiKey),
-			leaveRunning: () => this.cloud.leave.leave(),
-			resetLeave: () => this.cloud.leave.reset(),
-		});
+		const { notify, report } = this;
+		this.fleet = fleetOf(pi, { sdk: cloudApi, notify, report, cloud: () => this.cloud, entry: () => this.entry });
 		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({
 			...runtimes,

@@ -7,7 +7,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { PROVIDER_ID } from "../catalog/state.ts";
 import type { CloudCommand } from "../cloud/command.ts";
 import { type CloudJournal, cloudJournalPath, CloudJournal as Journal } from "../cloud/journal.ts";
-import { branchAgents, type PreparedCloud } from "../runtime/cloud.ts";
+import { branchAgents, type CloudRuntime, type PreparedCloud } from "../runtime/cloud.ts";
 import type { CloudSdk, ModelSelection } from "../sdk/cursor-sdk.ts";
 import type { CursorError } from "../sdk/errors.ts";
 import type { SessionTurnEntry } from "../session/turn-entry.ts";
@@ -54,6 +54,24 @@ export type FleetCommand = Extract<
 
 const cursorKey = async (ctx: ExtensionContext) =>
 	(await ctx.modelRegistry.getProviderAuth("cursor").catch(() => undefined))?.auth.apiKey ?? undefined;
+
+/** The fleet of an extension instance: its cloud runtime's checks and abort policy, its turn entry's model choice. */
+export function fleetOf(
+	pi: ConstructorParameters<typeof SessionFleet>[0],
+	parts: Pick<FleetWiring, "sdk" | "notify" | "report"> & {
+		cloud: () => Pick<CloudRuntime, "prepare" | "leave">;
+		entry: () => Pick<SessionTurnEntry, "preview">;
+	},
+): SessionFleet {
+	const { cloud, entry, ...rest } = parts;
+	return new SessionFleet(pi, {
+		...rest,
+		prepare: () => cloud().prepare(),
+		model: (ctx, apiKey) => cursorSelection(entry(), ctx.model, apiKey),
+		leaveRunning: () => cloud().leave.leave(),
+		resetLeave: () => cloud().leave.reset(),
+	});
+}
 
 /** The Cursor model selection a send on `model` would use (undefined: not a Cursor model, or not usable). */
 export function cursorSelection(
