@@ -19,6 +19,7 @@ import { CatalogCache } from "./catalog/cache.ts";
 import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts";
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID } from "./catalog/state.ts";
+import { fleetOf, type SessionFleet } from "./fleet/register.ts";
 import { registerPlanApproval } from "./plan/approval.ts";
 import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
@@ -69,6 +70,7 @@ export class CursorExtension {
 	private readonly bridge: BridgeView;
 	private readonly runtime: LocalRuntime;
 	private readonly cloud: CloudRuntime;
+	private readonly fleet: SessionFleet;
 	private readonly entry: SessionTurnEntry;
 	/** The first send prepared in the background once Pi has started (src/runtime/prewarm.ts). */
 	private readonly prewarm: SessionPrewarm;
@@ -123,6 +125,8 @@ export class CursorExtension {
 			notify: (message) => this.notify(message, "warning"),
 		});
 		const runtimes = { pool: this.pool, replay: this.replay, session: () => this.session };
+		const { notify, report } = this;
+		this.fleet = fleetOf(pi, { sdk: cloudApi, notify, report, cloud: () => this.cloud, entry: () => this.entry });
 		this.runtime = new LocalRuntime({ ...runtimes, bridge: this.bridge, sdk, observer: this.accounting.observer });
 		this.cloud = new CloudRuntime({
 			...runtimes,
@@ -132,8 +136,10 @@ export class CursorExtension {
 			local: this.local,
 			configFile: this.configFile,
 			confirm: this.notifier.confirm,
+			select: this.notifier.select,
 			notify: this.notify,
 			appendEntry,
+			fleet: this.fleet.fleet,
 		});
 		this.entry = new SessionTurnEntry({
 			catalog: this.catalog,
@@ -154,6 +160,7 @@ export class CursorExtension {
 	register(): void {
 		if (readEnvVar(this.env, "askQuestion") && this.bridge.settings().enabled) registerAskQuestion(this.pi);
 		registerFlags(this.pi);
+		this.fleet.registerFlags();
 		this.registerCommands();
 		this.pi.registerProvider(
 			buildProvider({
@@ -166,6 +173,7 @@ export class CursorExtension {
 			}),
 		);
 		this.registerEvents();
+		this.fleet.register();
 	}
 
 	private registerCommands(): void {
@@ -174,7 +182,8 @@ export class CursorExtension {
 		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
 		registerAuthCommands(this.pi, notify);
 		const settings = { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus };
-		registerCloudCommands(this.pi, { ...settings, sdk: this.cloudApi, journal: () => this.cloud.journal(), report });
+		const journal = () => this.cloud.journal();
+		registerCloudCommands(this.pi, { ...settings, sdk: this.cloudApi, journal, report, fleet: this.fleet });
 		registerCommands(this.pi, {
 			settings,
 			catalog: this.catalog,

@@ -5,11 +5,19 @@ import type { RecordedAgent } from "./records.ts";
 
 export type CloudCommand =
 	| { kind: "list" }
+	| { kind: "launch"; task: string }
+	| { kind: "wait"; agentId: string }
+	| { kind: "show"; agentId: string }
+	| { kind: "cancel"; agentId: string }
+	| { kind: "follow"; agentId: string }
+	| { kind: "send"; agentId: string; message: string }
+	| { kind: "artifacts"; agentId: string; download?: { path: string; to: string; force: boolean } }
 	| { kind: "archive"; agentId: string }
 	| { kind: "delete"; agentId: string; confirmed: boolean }
 	| { kind: "usage"; message: string };
 
-export const CLOUD_COMMAND_USAGE = "Usage: /cursor-cloud list | archive <bc-id> | delete <bc-id> --yes";
+export const CLOUD_COMMAND_USAGE =
+	"Usage: /cursor-cloud list | launch <task> | show|follow|wait|cancel <bc-id> | send <bc-id> <message> | artifacts <bc-id> [download <path> --to <dir> [--force]] | archive <bc-id> | delete <bc-id> --yes";
 
 export const DASHBOARD_URL = "https://cursor.com/agents";
 
@@ -19,6 +27,33 @@ export function parseCloudCommand(args: string): CloudCommand {
 	const words = args.trim().split(/\s+/).filter(Boolean);
 	const [verb, id, ...rest] = words;
 	if (verb === "list" && words.length === 1) return { kind: "list" };
+	if (verb === "launch") {
+		const task = args.trim().slice("launch".length).trim();
+		return task
+			? { kind: "launch", task }
+			: {
+					kind: "usage",
+					message: `/cursor-cloud launch needs a task, e.g. /cursor-cloud launch Fix the flaky login test`,
+				};
+	}
+	if (verb === "send" && id && AGENT_ID.test(id)) {
+		const message = args.trim().slice("send".length).trim().slice(id.length).trim();
+		if (message) return { kind: "send", agentId: id, message };
+	}
+	if (verb === "artifacts" && id && AGENT_ID.test(id)) {
+		if (rest.length === 0) return { kind: "artifacts", agentId: id };
+		const [action, path, toFlag, to, ...more] = rest;
+		const force = more.length === 1 && more[0] === "--force";
+		if (action === "download" && path && toFlag === "--to" && to && (more.length === 0 || force)) {
+			return { kind: "artifacts", agentId: id, download: { path, to, force } };
+		}
+	}
+	if (verb === "wait" || verb === "show" || verb === "cancel" || verb === "follow") {
+		if (!id || !AGENT_ID.test(id) || rest.length > 0) {
+			return { kind: "usage", message: `/cursor-cloud ${verb} needs one agent id (bc-…). ${CLOUD_COMMAND_USAGE}` };
+		}
+		return { kind: verb, agentId: id };
+	}
 	if (verb === "archive" || verb === "delete") {
 		if (!id || !AGENT_ID.test(id)) {
 			return { kind: "usage", message: `/cursor-cloud ${verb} needs an agent id (bc-…). ${CLOUD_COMMAND_USAGE}` };
@@ -45,7 +80,7 @@ export type MutationDecision =
 /** Whether `/cursor-cloud archive|delete` may call the API for this agent. */
 export function decideMutation(
 	agents: readonly RecordedAgent[],
-	command: Extract<CloudCommand, { kind: "archive" | "delete" }>,
+	command: Extract<CloudCommand, { kind: "archive" | "delete" | "cancel" }>,
 ): MutationDecision {
 	const { agentId, kind } = command;
 	const agent = agents.find((a) => a.agentId === agentId);
@@ -54,6 +89,12 @@ export function decideMutation(
 			allowed: false,
 			message: `${agentId} was not created in this Pi session: /cursor-cloud only manages the cloud agents this session recorded (see /cursor-cloud list). Manage other agents at ${DASHBOARD_URL}.`,
 		};
+	}
+	if (kind === "cancel") {
+		// Stopping a run is safe to repeat; a deleted agent has nothing to stop.
+		if (agent.deleted) return { allowed: false, done: true, message: `${agentId} is deleted.` };
+		if (agent.runIds.length === 0) return { allowed: false, done: true, message: `${agentId} never started a run.` };
+		return { allowed: true, agent };
 	}
 	const pending = agent.unresolved.find((intent) => intent.op === kind);
 	if (pending) {

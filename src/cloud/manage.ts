@@ -17,7 +17,7 @@ import { type CloudRecord, recordedAgents } from "./records.ts";
 export const CLOUD_API_TIMEOUT_MS = 15_000;
 
 export interface ManageDeps {
-	sdk: Pick<CloudSdk, "getAgent" | "getRun" | "archiveAgent" | "deleteAgent">;
+	sdk: Pick<CloudSdk, "getAgent" | "getRun" | "archiveAgent" | "deleteAgent" | "cancelRun">;
 	journal: Pick<CloudJournal, "read" | "record">;
 	apiKey: string;
 	timeoutMs?: number;
@@ -82,7 +82,7 @@ export interface MutationOutcome {
  */
 export async function mutateCloudAgent(
 	deps: ManageDeps,
-	command: Extract<CloudCommand, { kind: "archive" | "delete" }>,
+	command: Extract<CloudCommand, { kind: "archive" | "delete" | "cancel" }>,
 ): Promise<MutationOutcome> {
 	const read = journalRecords(deps);
 	if (typeof read === "string") return { ok: false, message: read };
@@ -99,12 +99,22 @@ export async function mutateCloudAgent(
 			message: `Nothing was sent: the cloud journal could not record the ${op} (${reason(error, [deps.apiKey])}).`,
 		};
 	}
+	const runId = decision.agent.runIds.at(-1) ?? "";
 	const call =
-		op === "archive" ? deps.sdk.archiveAgent(agentId, deps.apiKey) : deps.sdk.deleteAgent(agentId, deps.apiKey);
+		op === "archive"
+			? deps.sdk.archiveAgent(agentId, deps.apiKey)
+			: op === "cancel"
+				? deps.sdk.cancelRun(agentId, runId, deps.apiKey)
+				: deps.sdk.deleteAgent(agentId, deps.apiKey);
+	const done = {
+		archive: `${agentId} archived.`,
+		delete: `${agentId} deleted.`,
+		cancel: `Stopped the run ${runId} of ${agentId} (a run that had already ended stays as it was); its outcome is added to the session.`,
+	};
 	let outcome: { outcome: "done" | "rejected"; error?: string; message: string };
 	try {
 		await bounded(call, deps.timeoutMs ?? CLOUD_API_TIMEOUT_MS);
-		outcome = { outcome: "done", message: `${agentId} ${op === "archive" ? "archived" : "deleted"}.` };
+		outcome = { outcome: "done", message: done[op] };
 	} catch (error) {
 		const status = httpStatus(error);
 		const why = reason(error, [deps.apiKey]);

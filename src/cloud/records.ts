@@ -4,7 +4,7 @@
 export const CLOUD_RECORD_VERSION = 1 as const;
 
 export type CloudRunOutcome = "finished" | "error" | "cancelled" | "aborted";
-export type CloudOp = "archive" | "delete";
+export type CloudOp = "archive" | "delete" | "cancel";
 
 export interface GitRef {
 	repoUrl?: string;
@@ -42,7 +42,7 @@ export interface ResultEntry {
 	error?: string;
 }
 
-/** Written before an archive/delete request is made. */
+/** Written before an archive/delete/cancel request is made. */
 export interface IntentEntry {
 	type: "intent";
 	op: CloudOp;
@@ -71,7 +71,7 @@ const isText = (v: unknown): v is string => typeof v === "string" && v.length > 
 const optionalText = (v: unknown) => v === undefined || isText(v);
 const AGENT_ID = /^bc-[A-Za-z0-9-]{1,64}$/;
 const OUTCOMES: ReadonlySet<unknown> = new Set(["finished", "error", "cancelled", "aborted"]);
-const OPS: ReadonlySet<unknown> = new Set(["archive", "delete"]);
+const OPS: ReadonlySet<unknown> = new Set(["archive", "delete", "cancel"]);
 
 function isGitRefs(v: unknown): v is GitRef[] {
 	return (

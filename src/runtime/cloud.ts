@@ -14,6 +14,8 @@ import { type CloudFlagsInput, type CloudSettings, cloudAgentOptions, resolveClo
 import { cloudPrompt } from "../cloud/prompt.ts";
 import { type CloudRunOutcome, resumableAgent } from "../cloud/records.ts";
 import { gitRefs, gitSummary } from "../cloud/run-outcome.ts";
+import { BUSY_DISMISSED, BUSY_OPTIONS, busyChoiceOf, busyTitle } from "../fleet/busy.ts";
+import type { CloudFleet } from "../fleet/fleet.ts";
 import type { CursorReplay } from "../replay/replay.ts";
 import type { CloudSdk, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { type CursorError, scrubText } from "../sdk/errors.ts";
@@ -26,6 +28,7 @@ import { declaredTools, type ToolDisplay } from "../turn/tools.ts";
 import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import type { Notify } from "../ui/types.ts";
+import { LeaveOnShutdown } from "./cloud-leave.ts";
 import { SessionLiveSlot } from "./live-slot.ts";
 import type { TurnRuntime } from "./types.ts";
 
@@ -53,6 +56,10 @@ export interface CloudRuntimeDeps {
 	readonly session: () => CloudSessionView;
 	/** A TUI yes/no question (false without a UI). */
 	readonly confirm: (title: string, message: string) => Promise<boolean>;
+	/** A TUI choice (undefined without a UI or when dismissed). */
+	readonly select: (title: string, options: string[]) => Promise<string | undefined>;
+	/** Runs this session follows outside a turn: a send to their agent waits for them, stops them or goes elsewhere. */
+	readonly fleet: Pick<CloudFleet, "activeRunOf" | "cancel">;
 	readonly notify: Notify;
 	readonly appendEntry: (customType: string, data: unknown) => void;
 	/** The session's one live run (a cloud run is kept between provider turns like a local one). */
@@ -76,7 +83,16 @@ export function branchAgents(branch: readonly unknown[]): string[] {
 	return ids;
 }
 
+/** A cloud agent's checked settings, the session's journal and the agent options. */
+export interface PreparedCloud {
+	settings: CloudSettings;
+	journal: CloudJournal;
+	options: Extract<ReturnType<typeof cloudAgentOptions>, { ok: true }>;
+}
+
 export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
+	/** Quitting leaves an aborted cloud run going (src/runtime/cloud-leave.ts). */
+	readonly leave = new LeaveOnShutdown();
 	/** Asks once in the TUI and remembers the answer. */
 	private readonly acknowledge: () => Promise<boolean>;
 	/** Cloud sends stay out of the local usage accounting (Cloud usage is not context occupancy). */
@@ -121,21 +137,14 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 	 */
 	async acquire(setup: TurnSetup, messages: readonly Message[], watch: TurnWatch): Promise<AgentLease> {
 		const session = this.deps.session();
-		const checked = this.settings();
-		if ("kind" in checked) throw new TurnEnded(checked);
-		const { settings, journal } = checked;
-		if (!settings.acknowledged) {
-			if (session.mode !== "tui") throw new TurnEnded(configuration(CLOUD_ACK_NEEDED));
-			if (!(await watch.race(this.acknowledge()))) throw new TurnEnded(configuration(CLOUD_ACK_DECLINED));
-		}
-		const target = await watch.race(resolveCloudTarget(settings, session.cwd));
-		if (!target.ok) throw new TurnEnded(configuration(target.message));
-		const options = cloudAgentOptions(settings, target.repoUrl);
-		if (!options.ok) throw new TurnEnded(configuration(options.message));
+		const prepared = await this.prepare((work) => watch.race(work));
+		if ("kind" in prepared) throw new TurnEnded(prepared);
+		const { settings, journal, options } = prepared;
 		const read = journal.read();
 		if (read.error)
 			throw new TurnEnded(configuration(`The cloud journal of this session cannot be read (${read.error}).`));
-		const resumed = resumableAgent(read.records, branchAgents(session.manager?.getBranch() ?? []));
+		const resumable = resumableAgent(read.records, branchAgents(session.manager?.getBranch() ?? []));
+		const resumed = resumable && (await this.settleBusy(resumable, session.mode, watch)) ? resumable : undefined;
 		const agentSetup = {
 			apiKey: setup.apiKey,
 			cloud: options.cloud,
@@ -146,7 +155,7 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			resumed ? this.deps.sdk.resumeAgent(resumed, agentSetup) : this.deps.sdk.createAgent(agentSetup),
 			(late) => late.close(),
 		);
-		const recorded = new CloudRecords(journal, agent, [setup.apiKey]);
+		const recorded = new CloudRecords(journal, agent, [setup.apiKey], this.leave);
 		if (!resumed) {
 			try {
 				recorded.newAgent(setup.selection.id, options.cloud.repos?.[0]);
@@ -157,13 +166,57 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			this.deps.appendEntry(CLOUD_AGENT_ENTRY, { agentId: agent.agentId });
 		}
 		return {
-			agent,
+			agent: this.leave.wrap(agent),
 			prompt: cloudPrompt(messages, settings.context, resumed !== undefined),
 			kind: resumed ? "incremental" : "bootstrap",
 			runStarted: (runId) => recorded.run(runId),
 			finished: (result) => recorded.finished(result),
 			release: (outcome) => recorded.release(outcome),
 		};
+	}
+
+	/**
+	 * What a new cloud agent of this session needs, checked in order: a saved session (its journal), the settings, the
+	 * user's confirmation (asked in the TUI), the target repository and the workspace's git state.
+	 */
+	async prepare(race: <T>(work: Promise<T>) => Promise<T> = (work) => work): Promise<PreparedCloud | CursorError> {
+		const session = this.deps.session();
+		const checked = this.settings();
+		if ("kind" in checked) return checked;
+		const { settings, journal } = checked;
+		if (!settings.acknowledged) {
+			if (session.mode !== "tui") return configuration(CLOUD_ACK_NEEDED);
+			if (!(await race(this.acknowledge()))) return configuration(CLOUD_ACK_DECLINED);
+		}
+		const target = await race(resolveCloudTarget(settings, session.cwd));
+		if (!target.ok) return configuration(target.message);
+		const options = cloudAgentOptions(settings, target.repoUrl);
+		if (!options.ok) return configuration(options.message);
+		return { settings, journal, options };
+	}
+
+	/**
+	 * Whether the turn may go to `agentId` once the run the fleet follows on it (if any) is over: waits for it (the
+	 * only choice without a TUI; the turn's own bounds and abort apply), stops it first, or, false, asks for a new agent.
+	 */
+	private async settleBusy(agentId: string, mode: CloudSessionView["mode"], watch: TurnWatch): Promise<boolean> {
+		const active = this.deps.fleet.activeRunOf(agentId);
+		if (!active) return true;
+		let choice: ReturnType<typeof busyChoiceOf> = "wait";
+		if (mode === "tui") {
+			const labels = BUSY_OPTIONS.map((option) => option.label);
+			choice = busyChoiceOf(await watch.race(this.deps.select(busyTitle(active), labels)));
+			if (!choice) throw new TurnEnded(configuration(BUSY_DISMISSED));
+		} else {
+			this.deps.notify(
+				`Waiting for Cursor Cloud agent ${agentId} to finish its earlier run before sending.`,
+				"warning",
+			);
+		}
+		if (choice === "new") return false;
+		if (choice === "stop") await watch.race(this.deps.fleet.cancel(active));
+		await watch.race(active.ended);
+		return true;
 	}
 
 	/** The session's journal and the cloud settings, or why a cloud turn cannot run here. */
@@ -202,6 +255,7 @@ class CloudRecords {
 		private readonly journal: CloudJournal,
 		private readonly agent: SDKAgent,
 		private readonly secrets: string[],
+		private readonly leave: LeaveOnShutdown,
 	) {}
 
 	/** A new agent, before its first send. */
@@ -233,8 +287,20 @@ class CloudRecords {
 
 	/** The send is over (after `finished` for a finished run): its outcome, and the agent's streams closed. */
 	release(outcome: SendOutcome): void {
-		if (!this.resulted) this.result(outcome);
-		this.agent.close();
+		if (this.resulted || outcome !== "aborted" || this.runId === null) {
+			if (!this.resulted) this.result(outcome);
+			this.agent.close();
+			return;
+		}
+		// An abort: journaled unless the session shuts down right after it (the run then goes on, collected later).
+		this.resulted = true;
+		this.leave.defer(
+			() => {
+				this.result(outcome);
+				this.agent.close();
+			},
+			() => this.agent.close(),
+		);
 	}
 
 	private result(status: CloudRunOutcome, git?: RunResult["git"]): void {

@@ -10,6 +10,7 @@ import type {
 	Run,
 	SDKAgent,
 	SDKAgentInfo,
+	SDKArtifact,
 	SDKModel,
 	SdkLoginResult,
 	SteerAckOutcome,
@@ -29,6 +30,7 @@ export type {
 	RunResult,
 	SDKAgent,
 	SDKAgentInfo,
+	SDKArtifact,
 	SDKCustomTool,
 	SDKCustomToolResult,
 	SDKImage,
@@ -102,10 +104,16 @@ export interface CloudAgentSetup {
 	mode?: "agent" | "plan";
 }
 
-/** A cloud run's state as `GET /v1/agents/:id/runs/:runId` reports it. */
+/** A cloud run's state as `GET /v1/agents/:id/runs/:runId` reports it (and, after its stream, its usage). */
 export interface CloudRunState {
+	id: string;
 	status: Run["status"];
 	git?: Run["git"];
+	/** The final answer of a finished run. */
+	result?: string;
+	error?: Run["error"];
+	durationMs?: number;
+	usage?: Run["usage"];
 }
 
 /**
@@ -123,6 +131,25 @@ export interface CloudSdk {
 	/** `GET /v1/agents/:id` (an unknown id: `ConfigurationError` "[not_found] …"). */
 	getAgent(agentId: string, apiKey: string): Promise<SDKAgentInfo>;
 	getRun(agentId: string, runId: string, apiKey: string): Promise<CloudRunState>;
+	/**
+	 * Follows a run that may have started in another process (`Agent.getRun`, polled from `pollMs`, default 1 s, up
+	 * to every 5 s) and resolves with its state when it is over, or at once when `signal` aborts (the run goes on).
+	 * No timeout of its own: callers bound it.
+	 */
+	followRun(
+		agentId: string,
+		runId: string,
+		apiKey: string,
+		options?: { signal?: AbortSignal; pollMs?: number },
+	): Promise<CloudRunState>;
+	/** `GET /v1/agents/:id/runs`. */
+	listRuns(agentId: string, apiKey: string): Promise<CloudRunState[]>;
+	/** `POST /v1/agents/:id/runs/:runId/cancel`. */
+	cancelRun(agentId: string, runId: string, apiKey: string): Promise<void>;
+	/** `GET /v1/agents/:id/artifacts`. */
+	listArtifacts(agentId: string, apiKey: string): Promise<SDKArtifact[]>;
+	/** `GET …/artifacts/download?path=` then the pre-signed URL it names. */
+	downloadArtifact(agentId: string, path: string, apiKey: string): Promise<Buffer>;
 	/** `GET /v1/agents?limit&cursor&includeArchived`. */
 	listAgents(
 		apiKey: string,
@@ -189,14 +216,68 @@ export const cloudSdk: CloudSdk = {
 	resumeAgent: (agentId, { apiKey, cloud, agents, mode }) =>
 		Agent.resume(agentId, { apiKey, cloud, ...(agents ? { agents } : {}), ...(mode ? { mode } : {}) }),
 	getAgent: (agentId, apiKey) => Agent.get(agentId, { apiKey }),
-	getRun: async (agentId, runId, apiKey) => {
-		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });
-		return { status: run.status, ...(run.git ? { git: run.git } : {}) };
+	getRun: async (agentId, runId, apiKey) => runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey })),
+	followRun: async (agentId, runId, apiKey, options = {}) => {
+		// Polled rather than streamed: an SDK run stream cannot be closed from outside, and an open one would keep Pi
+		// from exiting until the run ends. An abort ends the wait at once (its timer keeps the process alive until then).
+		let interval = options.pollMs ?? 1000;
+		for (;;) {
+			const state = runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey }));
+			if (state.status !== "running" || options.signal?.aborted) return state;
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(done, interval);
+				options.signal?.addEventListener("abort", done, { once: true });
+				function done() {
+					clearTimeout(timer);
+					options.signal?.removeEventListener("abort", done);
+					resolve();
+				}
+			});
+			if (options.signal?.aborted) return state;
+			interval = Math.min(interval * 1.5, 5000);
+		}
+	},
+	listRuns: async (agentId, apiKey) => {
+		const page = await Agent.listRuns(agentId, { runtime: "cloud", apiKey });
+		return page.items.map(runState);
+	},
+	cancelRun: (agentId, runId, apiKey) => Agent.cancelRun(runId, { runtime: "cloud", agentId, apiKey }),
+	listArtifacts: async (agentId, apiKey) => {
+		const agent = await Agent.resume(agentId, { apiKey, cloud: {} });
+		try {
+			return await agent.listArtifacts();
+		} finally {
+			agent.close();
+		}
+	},
+	downloadArtifact: async (agentId, path, apiKey) => {
+		const agent = await Agent.resume(agentId, { apiKey, cloud: {} });
+		try {
+			return await agent.downloadArtifact(path);
+		} finally {
+			agent.close();
+		}
 	},
 	listAgents: (apiKey, options = {}) => Agent.list({ runtime: "cloud", apiKey, ...options }),
 	archiveAgent: (agentId, apiKey) => Agent.archive(agentId, { apiKey }),
 	deleteAgent: (agentId, apiKey) => Agent.delete(agentId, { apiKey }),
 };
+
+function runState(
+	run: Pick<Run, "id" | "git" | "result" | "error" | "durationMs" | "usage"> & {
+		status: Run["status"];
+	},
+): CloudRunState {
+	return {
+		id: run.id,
+		status: run.status,
+		...(run.git ? { git: run.git } : {}),
+		...(run.result !== undefined ? { result: run.result } : {}),
+		...(run.error ? { error: run.error } : {}),
+		...(run.durationMs !== undefined ? { durationMs: run.durationMs } : {}),
+		...(run.usage ? { usage: run.usage } : {}),
+	};
+}
 
 class PlatformStore implements AgentStore {
 	constructor(

@@ -246,7 +246,7 @@ export function classifyCursorError(error: unknown, secrets: readonly (string | 
 		return {
 			kind: "backend",
 			message:
-				"This Cursor Cloud agent is still busy with an earlier run. Wait for it to finish (or stop it in the Cursor dashboard at https://cursor.com/agents), then retry.",
+				"This Cursor Cloud agent is still busy with an earlier run. `/cursor-cloud list` shows it; `/cursor-cloud wait <bc-id>` waits for it (then send again), `/cursor-cloud cancel <bc-id>` stops it, or `/cursor-cloud launch <task>` gives the task to a new agent.",
 		};
 	}
 	if (effectiveCode === "resource_exhausted" || effectiveCode === "rate_limited" || name === "RateLimitError") {

@@ -4,6 +4,7 @@ import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-c
 import { parseCloudCommand } from "../cloud/command.ts";
 import type { CloudJournal } from "../cloud/journal.ts";
 import { cloudListText, mutateCloudAgent } from "../cloud/manage.ts";
+import type { SessionFleet } from "../fleet/register.ts";
 import type { CloudSdk } from "../sdk/cursor-sdk.ts";
 import { CursorSdkConfigFile } from "../settings/config-file.ts";
 import { resolveRuntimeSetting } from "../settings/effective.ts";
@@ -27,6 +28,8 @@ export interface CloudCommandDeps {
 	readonly notify: Notify;
 	readonly report: Notify;
 	readonly refreshStatus: () => void;
+	/** `/cursor-cloud launch | show | wait` (src/fleet/). */
+	readonly fleet: Pick<SessionFleet, "command">;
 }
 
 async function runtimeCommand(deps: CloudCommandDeps, args: string, cwd: string): Promise<void> {
@@ -56,7 +59,10 @@ async function runtimeCommand(deps: CloudCommandDeps, args: string, cwd: string)
 
 async function cloudCommand(deps: CloudCommandDeps, args: string, ctx: ExtensionCommandContext): Promise<void> {
 	const command = parseCloudCommand(args);
-	if (command.kind === "usage") return deps.report(command.message, "warning");
+	if (command.kind === "usage") {
+		if (ctx.mode === "print" || ctx.mode === "json") process.exitCode = 1;
+		return deps.report(command.message, "warning");
+	}
 	const journal = deps.journal();
 	if (!journal) {
 		return deps.report("Cursor Cloud agents are recorded per saved Pi session; this session is not saved.", "warning");
@@ -68,9 +74,15 @@ async function cloudCommand(deps: CloudCommandDeps, args: string, ctx: Extension
 	}
 	const manage = { sdk: deps.sdk, journal, apiKey };
 	if (command.kind === "list") return deps.report(await cloudListText(manage), "info");
-	const outcome = await mutateCloudAgent(manage, command);
-	deps.report(outcome.message, outcome.ok ? "info" : "warning");
-	if (!outcome.ok && (ctx.mode === "print" || ctx.mode === "json")) process.exitCode = 1;
+	let ok: boolean;
+	if (command.kind !== "archive" && command.kind !== "delete" && command.kind !== "cancel") {
+		ok = await deps.fleet.command(command, ctx, apiKey, journal);
+	} else {
+		const outcome = await mutateCloudAgent(manage, command);
+		deps.report(outcome.message, outcome.ok ? "info" : "warning");
+		ok = outcome.ok;
+	}
+	if (!ok && (ctx.mode === "print" || ctx.mode === "json")) process.exitCode = 1;
 }
 
 export function registerCloudCommands(pi: Pick<ExtensionAPI, "registerCommand">, deps: CloudCommandDeps): void {
@@ -82,8 +94,20 @@ export function registerCloudCommands(pi: Pick<ExtensionAPI, "registerCommand">,
 		handler: async (args, ctx) => runtimeCommand(deps, args, ctx.cwd),
 	});
 	pi.registerCommand("cursor-cloud", {
-		description: "This session's Cursor Cloud agents: /cursor-cloud list | archive <bc-id> | delete <bc-id> --yes",
-		getArgumentCompletions: complete(["list", "archive", "delete"]),
+		description:
+			"This session's Cursor Cloud agents: /cursor-cloud list | launch <task> | show|wait|cancel|archive <bc-id> | delete <bc-id> --yes",
+		getArgumentCompletions: complete([
+			"list",
+			"launch",
+			"show",
+			"follow",
+			"wait",
+			"send",
+			"cancel",
+			"artifacts",
+			"archive",
+			"delete",
+		]),
 		handler: async (args, ctx) => cloudCommand(deps, args, ctx),
 	});
 }

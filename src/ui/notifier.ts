@@ -31,6 +31,10 @@ export class Notifier {
 	readonly confirm = (title: string, message: string): Promise<boolean> =>
 		this.ui ? this.ui.confirm(title, message) : Promise.resolve(false);
 
+	/** A choice among `options`; undefined without a UI or when dismissed. */
+	readonly select = (title: string, options: string[]): Promise<string | undefined> =>
+		this.ui ? this.ui.select(title, options) : Promise.resolve(undefined);
+
 	setStatus(key: string, text: string | undefined): void {
 		this.ui?.setStatus(key, text);
 	}

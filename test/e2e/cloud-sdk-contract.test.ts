@@ -42,6 +42,17 @@ const SCENARIOS: Record<string, Scenario> = {
 		cutAfter: 4,
 	},
 	"[[hang]]": { name: "hang", steps: [{ text: "working on it" }, { hang: true }] },
+	// A run that takes a while on its own, and leaves a file.
+	"[[timeline]]": {
+		name: "timeline",
+		steps: [
+			{ text: "first " },
+			{ delay: 1200 },
+			{ text: "second" },
+			{ turnEnded: { inputTokens: 4, outputTokens: 2 } },
+		],
+		result: { git: { branches: [PR] }, artifacts: [{ path: "reports/summary.md", content: "# Summary\n" }] },
+	},
 	"[[slow]]": {
 		name: "slow",
 		steps: [{ text: "slow " }, { delay: 1500 }, { text: "answer" }, { turnEnded: { inputTokens: 1, outputTokens: 2 } }],
@@ -314,7 +325,11 @@ describe("managing agents", () => {
 			]);
 			const ids = (step: number) => result.one(step, "list").value.items.map((a: { agentId: string }) => a.agentId);
 			expect(ids(0)).toEqual([kept, gone]);
-			expect(result.one(1, "getRun").value).toEqual({ status: "finished", git: { branches: [PR] } });
+			expect(result.one(1, "getRun").value).toEqual({
+				id: expect.stringMatching(/^run-/),
+				status: "finished",
+				git: { branches: [PR] },
+			});
 			expect(ids(3)).toEqual([gone]);
 			expect(result.one(4, "list").value.items).toEqual([
 				expect.objectContaining({ agentId: kept, archived: true, repos: [REPO] }),
@@ -326,6 +341,59 @@ describe("managing agents", () => {
 			expect(calls).toContain(`POST /v1/agents/${kept}/archive`);
 			expect(calls).toContain(`DELETE /v1/agents/${gone}`);
 			expect(calls.filter((c) => c === "GET /v1/agents")).toHaveLength(3);
+		},
+		TIMEOUT_MS,
+	);
+});
+
+describe("runs that outlive their client", () => {
+	test(
+		"a run progresses on the server on its own timeline while its client does not wait; getRun, listRuns, following it and its artifacts see all of it",
+		async () => {
+			const result = await runCloudProbe(cloud.fake.url, [
+				{ op: "create", slot: "a" },
+				{ op: "send", slot: "a", text: "[[timeline]] go", noWait: true },
+				{ op: "getRun", slot: "a", runId: "last" },
+				{ op: "sleep", ms: 2000 },
+				{ op: "getRun", slot: "a", runId: "last" },
+				{ op: "followRun", slot: "a", runId: "last" },
+				{ op: "listRuns", slot: "a" },
+				{ op: "artifacts", slot: "a", download: "reports/summary.md" },
+			]);
+			expectClean(result);
+			expect(result.one(2, "getRun").value.status).toBe("running");
+			expect(result.one(4, "getRun").value).toMatchObject({
+				status: "finished",
+				result: "first second",
+				git: { branches: [PR] },
+			});
+			expect(result.one(5, "followRun").value).toMatchObject({ status: "finished", result: "first second" });
+			expect(result.one(6, "listRuns").value).toHaveLength(1);
+			const files = result.one(7, "artifacts");
+			expect(files.value).toMatchObject([{ path: "reports/summary.md", sizeBytes: 10 }]);
+			expect(files.content).toBe("# Summary\n");
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"following a run started elsewhere resolves with its end; an abort stops following a hung one at once; cancelRun ends it",
+		async () => {
+			const result = await runCloudProbe(cloud.fake.url, [
+				{ op: "create", slot: "a" },
+				{ op: "send", slot: "a", text: "[[timeline]] go", noWait: true },
+				{ op: "sleep", ms: 300 },
+				{ op: "followRun", slot: "a", runId: "last" },
+				{ op: "send", slot: "a", text: "[[hang]] again", noWait: true },
+				{ op: "followRun", slot: "a", runId: "last", abortAfterMs: 500 },
+				{ op: "cancelRun", slot: "a", runId: "last" },
+				{ op: "getRun", slot: "a", runId: "last" },
+			]);
+			expectClean(result);
+			const followed = result.one(3, "followRun");
+			expect(followed.value).toMatchObject({ status: "finished", result: "first second" });
+			expect(result.one(5, "followRun").value.status).toBe("running");
+			expect(result.one(7, "getRun").value.status).toBe("cancelled");
 		},
 		TIMEOUT_MS,
 	);

@@ -26,6 +26,17 @@ describe("parsing /cursor-cloud", () => {
 		[`archive ${A}`, { kind: "archive", agentId: A }],
 		[`delete ${A}`, { kind: "delete", agentId: A, confirmed: false }],
 		[`delete ${A} --yes`, { kind: "delete", agentId: A, confirmed: true }],
+		[`cancel ${A}`, { kind: "cancel", agentId: A }],
+		[`wait ${A}`, { kind: "wait", agentId: A }],
+		[`show ${A}`, { kind: "show", agentId: A }],
+		["launch  Fix the flaky test --now ", { kind: "launch", task: "Fix the flaky test --now" }],
+		[`follow ${A}`, { kind: "follow", agentId: A }],
+		[`send ${A} Also add a test`, { kind: "send", agentId: A, message: "Also add a test" }],
+		[`artifacts ${A}`, { kind: "artifacts", agentId: A }],
+		[
+			`artifacts ${A} download r/a.md --to out --force`,
+			{ kind: "artifacts", agentId: A, download: { path: "r/a.md", to: "out", force: true } },
+		],
 	])("%s", (args, command) => {
 		expect(parseCloudCommand(args)).toEqual(command as ReturnType<typeof parseCloudCommand>);
 	});
@@ -38,12 +49,19 @@ describe("parsing /cursor-cloud", () => {
 		"archive agent-1",
 		`archive ${A} --yes`,
 		`delete ${A} --force`,
+		"launch",
+		"wait",
+		`send ${A}`,
+		`artifacts ${A} download r/a.md`,
+		`artifacts ${A} download r/a.md --to out --yes`,
+		`wait ${A} now`,
+		"cancel bc-",
 		"remove x",
 	])("%s explains the usage", (args) => {
 		const command = parseCloudCommand(args);
 		expect(command.kind).toBe("usage");
 		if (command.kind === "usage")
-			expect(command.message).toContain("/cursor-cloud list | archive <bc-id> | delete <bc-id> --yes");
+			expect(command.message).toMatch(/\/cursor-cloud (list \| launch <task>|launch needs a task)/);
 	});
 });
 
@@ -145,7 +163,7 @@ describe("list, archive and delete against the API (stub SDK, real journal)", ()
 				},
 				getRun: async (id, runId) => {
 					seen(`getRun ${id} ${runId}`);
-					return { status: "finished" };
+					return { id: runId, status: "finished" };
 				},
 				archiveAgent: async (id) => {
 					seen(`archive ${id}`);
@@ -154,6 +172,9 @@ describe("list, archive and delete against the API (stub SDK, real journal)", ()
 				deleteAgent: async (id) => {
 					seen(`delete ${id}`);
 					await behaviour.delete?.();
+				},
+				cancelRun: async (id, runId) => {
+					seen(`cancel ${id} ${runId}`);
 				},
 			},
 		};

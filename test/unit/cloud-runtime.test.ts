@@ -6,8 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AssistantMessageEvent, TranscriptContext } from "@earendil-works/pi-ai";
 import { CloudJournal, cloudJournalPath } from "../../src/cloud/journal.ts";
+import { BUSY_DISMISSED, BUSY_OPTIONS } from "../../src/fleet/busy.ts";
 import type { CursorReplay } from "../../src/replay/replay.ts";
-import { CloudRuntime } from "../../src/runtime/cloud.ts";
+import { CLOUD_AGENT_ENTRY, CloudRuntime, type CloudRuntimeDeps } from "../../src/runtime/cloud.ts";
+import { ABORT_GRACE_MS } from "../../src/runtime/cloud-leave.ts";
 import type { CloudSdk, Run, SDKAgent } from "../../src/sdk/cursor-sdk.ts";
 import type { LiveRun } from "../../src/turn/live-run.ts";
 import { CLOUD_BOUNDS } from "../../src/turn/setup.ts";
@@ -42,6 +44,7 @@ function cloudTurn(
 	sdk: Pick<CloudSdk, "createAgent" | "resumeAgent">,
 	signal: AbortSignal,
 	overrides: Partial<TurnSetup> = {},
+	deps: Partial<CloudRuntimeDeps> = {},
 ) {
 	let live: LiveRun | undefined;
 	const sessionFile = join(dir, "sessions", "s.jsonl");
@@ -57,6 +60,8 @@ function cloudTurn(
 			manager: { getSessionFile: () => sessionFile, getSessionId: () => "session-1", getBranch: () => [] },
 		}),
 		confirm: async () => false,
+		select: async () => undefined,
+		fleet: { activeRunOf: () => undefined, cancel: async () => {} },
 		notify: () => {},
 		appendEntry: () => {},
 		pool: {
@@ -71,6 +76,7 @@ function cloudTurn(
 			},
 		},
 		replay: undefined as unknown as CursorReplay,
+		...deps,
 	});
 	const context = { messages: [{ role: "user", content: "hello", timestamp: 1 }] } as unknown as TranscriptContext;
 	const entry = { runtime, cloud: runtime, isSummary: () => false, setup: () => ({ ...setup, ...overrides }) };
@@ -127,6 +133,8 @@ describe("a cloud turn before its run exists", () => {
 		sent.resolve({ id: "run-late", cancel: async () => void log.push("cancel run-late") } as unknown as Run);
 		await Bun.sleep(10);
 		expect(journal().at(-1)).toMatchObject({ type: "run", agentId: AGENT_ID, runId: "run-late" });
+		// An abort's cancel waits the grace period (a shutdown right after it leaves the run going instead).
+		await Bun.sleep(ABORT_GRACE_MS + 50);
 		expect(log).toContain("cancel run-late");
 	});
 });
@@ -162,8 +170,90 @@ describe("a cloud turn that cannot be recorded or sent", () => {
 		expect(events.at(-1)).toMatchObject({ type: "error", reason: "error" });
 		expect(JSON.stringify(events.at(-1))).toContain("did not accept the request within 100 ms (network error)");
 		sent.resolve({ id: "run-late", cancel: async () => void log.push("cancel run-late") } as unknown as Run);
-		await Bun.sleep(10);
+		await Bun.sleep(ABORT_GRACE_MS + 50);
 		expect(log).toContain("cancel run-late");
 		expect(journal().map((r) => r.type)).toEqual(["agent", "result", "run"]);
+	});
+});
+
+describe("a cloud turn for an agent that is still busy with a run the session follows", () => {
+	const sessionFile = () => join(dir, "sessions", "s.jsonl");
+	function busyTurn(label: string | undefined) {
+		const log: string[] = [];
+		const seed = new CloudJournal(cloudJournalPath(join(dir, "sessions"), "session-1"));
+		seed.record({ type: "agent", agentId: AGENT_ID, model: "composer-2", repo: null });
+		seed.record({ type: "run", agentId: AGENT_ID, runId: "run-0" });
+		const ended = deferred<undefined>();
+		const agent = stubAgent(async () => {
+			log.push("send");
+			throw new Error("stop here");
+		}, log);
+		const { stream } = cloudTurn(
+			{
+				createAgent: async () => {
+					log.push("create");
+					return agent;
+				},
+				resumeAgent: async () => {
+					log.push("resume");
+					return agent;
+				},
+			},
+			new AbortController().signal,
+			{},
+			{
+				session: () => ({
+					cwd: dir,
+					mode: "tui",
+					manager: {
+						getSessionFile: sessionFile,
+						getSessionId: () => "session-1",
+						getBranch: () => [{ type: "custom", customType: CLOUD_AGENT_ENTRY, data: { agentId: AGENT_ID } }] as never,
+					},
+				}),
+				select: async (_title, options) => {
+					log.push(`asked ${options.length}`);
+					return label;
+				},
+				fleet: {
+					activeRunOf: (id) => (id === AGENT_ID ? { agentId: id, runId: "run-0", ended: ended.promise } : undefined),
+					cancel: async () => {
+						log.push("cancel run-0");
+						ended.resolve(undefined);
+					},
+				},
+			},
+		);
+		return { log, ended, events: collect(stream) };
+	}
+	const label = (choice: string) => BUSY_OPTIONS.find((o) => o.choice === choice)?.label;
+
+	test("wait: nothing is sent until the run ends, then the same agent gets the message", async () => {
+		const turn = busyTurn(label("wait"));
+		await Bun.sleep(100);
+		expect(turn.log).toEqual(["asked 3"]);
+		turn.log.push("run ended");
+		turn.ended.resolve(undefined);
+		await turn.events;
+		expect(turn.log.slice(0, 4)).toEqual(["asked 3", "run ended", "resume", "send"]);
+	});
+
+	test("stop: the run is cancelled, then the same agent gets the message", async () => {
+		const turn = busyTurn(label("stop"));
+		await turn.events;
+		expect(turn.log.slice(0, 4)).toEqual(["asked 3", "cancel run-0", "resume", "send"]);
+	});
+
+	test("new: a new agent gets the message; the busy one is left alone", async () => {
+		const turn = busyTurn(label("new"));
+		await turn.events;
+		expect(turn.log.slice(0, 3)).toEqual(["asked 3", "create", "send"]);
+	});
+
+	test("dismissed: nothing is sent, and the message says how to choose", async () => {
+		const turn = busyTurn(undefined);
+		const events = await turn.events;
+		expect(turn.log).toEqual(["asked 3"]);
+		expect(JSON.stringify(events.at(-1))).toContain(BUSY_DISMISSED.slice(0, 40));
 	});
 });

@@ -20,6 +20,8 @@ export interface AgentSeed {
 	name?: string;
 	archived?: boolean;
 	repos?: { url: string; startingRef?: string }[];
+	/** Files the agent has (`GET …/artifacts`). */
+	artifacts?: { path: string; content: string }[];
 	/** Runs already over, with their final status (`FINISHED`, `ERROR`, …). */
 	runs?: { status: string; git?: { branches: { repoUrl: string; branch?: string; prUrl?: string }[] } }[];
 }
@@ -112,6 +114,7 @@ function seedAgent(state: CloudFakeState, seed: AgentSeed): void {
 		agent.runIds.push(id);
 		agent.latestRunId = id;
 	}
+	state.addArtifacts(agent.id, seed.artifacts ?? []);
 }
 
 /** Agents and runs without their event logs. */

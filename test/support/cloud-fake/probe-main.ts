@@ -27,6 +27,8 @@ const agentOf = (slot: string): Agent => {
 	if (!agent) throw new Error(`probe: no agent in slot ${slot}`);
 	return agent;
 };
+let lastRunId = "";
+const runIdOf = (runId: string) => (runId === "last" ? lastRunId : runId);
 const idOf = (step: { slot?: string; agentId?: string }) => step.agentId ?? agentOf(step.slot ?? "").agentId;
 
 async function send(step: Extract<CloudProbeStep, { op: "send" }>, index: number): Promise<void> {
@@ -46,6 +48,7 @@ async function send(step: Extract<CloudProbeStep, { op: "send" }>, index: number
 			if (step.cancelOnDelta === update.type) cancel();
 		},
 	});
+	lastRunId = run.id;
 	emit("sent", { step: index, runId: run.id, agentId: agent.agentId });
 	if (step.cancelAfterMs !== undefined) setTimeout(cancel, step.cancelAfterMs);
 	if (step.noWait) return;
@@ -81,8 +84,33 @@ async function runStep(step: CloudProbeStep, index: number): Promise<void> {
 			emit("get", { step: index, value: await cloudSdk.getAgent(idOf(step), script.apiKey) });
 			return;
 		case "getRun":
-			emit("getRun", { step: index, value: await cloudSdk.getRun(idOf(step), step.runId, script.apiKey) });
+			emit("getRun", { step: index, value: await cloudSdk.getRun(idOf(step), runIdOf(step.runId), script.apiKey) });
 			return;
+		case "followRun": {
+			const abort = new AbortController();
+			if (step.abortAfterMs !== undefined) setTimeout(() => abort.abort(), step.abortAfterMs);
+			const value = await cloudSdk.followRun(idOf(step), runIdOf(step.runId), script.apiKey, {
+				signal: abort.signal,
+				pollMs: 200,
+			});
+			emit("followRun", { step: index, value });
+			return;
+		}
+		case "listRuns":
+			emit("listRuns", { step: index, value: await cloudSdk.listRuns(idOf(step), script.apiKey) });
+			return;
+		case "cancelRun":
+			await cloudSdk.cancelRun(idOf(step), runIdOf(step.runId), script.apiKey);
+			emit("cancelRun", { step: index });
+			return;
+		case "artifacts": {
+			const value = await cloudSdk.listArtifacts(idOf(step), script.apiKey);
+			const content = step.download
+				? (await cloudSdk.downloadArtifact(idOf(step), step.download, script.apiKey)).toString("utf8")
+				: undefined;
+			emit("artifacts", { step: index, value, content });
+			return;
+		}
 		case "archive":
 			await cloudSdk.archiveAgent(idOf(step), script.apiKey);
 			emit("archive", { step: index });

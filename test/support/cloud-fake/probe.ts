@@ -32,6 +32,11 @@ export type CloudProbeStep =
 	| { op: "list"; options?: { limit?: number; cursor?: string; includeArchived?: boolean } }
 	| ({ op: "get" } & AgentRef)
 	| ({ op: "getRun"; runId: string } & AgentRef)
+	/** `runId` "last": the run of the latest `sent` event. */
+	| ({ op: "followRun"; runId: string; abortAfterMs?: number } & AgentRef)
+	| ({ op: "listRuns" } & AgentRef)
+	| ({ op: "cancelRun"; runId: string } & AgentRef)
+	| ({ op: "artifacts"; download?: string } & AgentRef)
 	| ({ op: "archive" } & AgentRef)
 	| ({ op: "delete" } & AgentRef)
 	| { op: "sleep"; ms: number };

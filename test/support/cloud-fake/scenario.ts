@@ -48,6 +48,8 @@ export interface ResultSpec {
 	error?: { code?: string; message: string };
 	git?: { branches: GitBranch[] };
 	durationMs?: number;
+	/** Files the agent has once the run finished (`GET /v1/agents/:id/artifacts`). */
+	artifacts?: { path: string; content: string }[];
 }
 
 export interface Scenario {

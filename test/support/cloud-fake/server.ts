@@ -46,6 +46,12 @@ function routeOf(method: string, path: string): { route: CloudRoute; agentId?: s
 	if (method === "POST" && /^\/(aiserver|agent)\.v1\.[A-Za-z]+\/[A-Za-z]+$/.test(path)) return { route: "rpc" };
 	if (method === "GET" && path === "/v1/models") return { route: "models" };
 	if (path === "/v1/agents") return { route: method === "POST" ? "create" : method === "GET" ? "list" : "unknown" };
+	const files = /^\/(v1\/agents|__blob)\/([^/]+)\/artifacts(\/download)?$/.exec(path);
+	if (files && method === "GET") {
+		const agentId = decodeURIComponent(files[2] ?? "");
+		if (files[1] === "__blob") return { route: "download", agentId };
+		return { route: files[3] ? "artifactUrl" : "artifacts", agentId };
+	}
 	const match = /^\/v1\/agents\/([^/]+)(?:\/(archive|unarchive|usage|runs)(?:\/([^/]+)(?:\/(stream|cancel))?)?)?$/.exec(
 		path,
 	);
@@ -116,6 +122,7 @@ function restReply(
 	ids: { agentId?: string; runId?: string },
 	body: unknown,
 	query: URLSearchParams,
+	baseUrl: string,
 ): Reply {
 	const notFound = (what: string) => ({ status: 404, body: errorBody("not_found", `${what} not found`) });
 	const agent = ids.agentId ? state.agents.get(ids.agentId) : undefined;
@@ -191,6 +198,27 @@ function restReply(
 			if (!agent) return notFound("agent");
 			state.agents.delete(agent.id);
 			return { status: 200, body: {} };
+		case "artifacts":
+			if (!agent) return notFound("agent");
+			return {
+				status: 200,
+				body: {
+					items: agent.artifacts.map((a) => ({
+						path: a.path,
+						sizeBytes: Buffer.byteLength(a.content),
+						updatedAt: a.updatedAt,
+					})),
+				},
+			};
+		case "artifactUrl":
+		case "download": {
+			const path = query.get("path") ?? "";
+			const file = agent?.artifacts.find((a) => a.path === path);
+			if (!agent || !file) return notFound("artifact");
+			if (route === "download") return { status: 200, contentType: "application/octet-stream", body: file.content };
+			const url = `${baseUrl}/__blob/${encodeURIComponent(agent.id)}/artifacts?path=${encodeURIComponent(path)}`;
+			return { status: 200, body: { url, expiresAt: new Date(Date.now() + 3_600_000).toISOString() } };
+		}
 		case "usage":
 			return {
 				status: 200,
@@ -309,7 +337,8 @@ async function handle(state: CloudFakeState, req: IncomingMessage, res: ServerRe
 		answer(faultReply(fault));
 		return;
 	}
-	const restRoute = route !== "exchange" && route !== "rpc" && route !== "models";
+	// The download URL is pre-signed (fetched without the key), like Cursor's.
+	const restRoute = route !== "exchange" && route !== "rpc" && route !== "models" && route !== "download";
 	if (restRoute && state.apiKeys && (!bearer || !state.apiKeys.includes(bearer))) {
 		answer({ status: 401, body: errorBody("unauthorized", "Invalid API key (cloud fake)") });
 		return;
@@ -324,7 +353,7 @@ async function handle(state: CloudFakeState, req: IncomingMessage, res: ServerRe
 		serveStream(state, req, res, run);
 		return;
 	}
-	answer(restReply(state, route, ids, body, url.searchParams));
+	answer(restReply(state, route, ids, body, url.searchParams, `http://${header(req, "host") ?? "127.0.0.1"}`));
 }
 
 /** Starts the cloud fake on 127.0.0.1 (any free port). */

@@ -29,6 +29,9 @@ export type CloudRoute =
 	| "unarchive"
 	| "delete"
 	| "usage"
+	| "artifacts"
+	| "artifactUrl"
+	| "download"
 	| "unknown";
 
 export interface Fault {
@@ -104,6 +107,14 @@ export interface FakeAgent {
 	runIds: string[];
 	/** The `POST /v1/agents` body (or the seed). */
 	createBody: unknown;
+	/** Files the agent produced (`GET …/artifacts`), added when a run whose result names them finishes. */
+	artifacts: FakeArtifact[];
+}
+
+export interface FakeArtifact {
+	path: string;
+	content: string;
+	updatedAt: string;
 }
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(["FINISHED", "ERROR", "CANCELLED", "EXPIRED"]);
@@ -153,9 +164,9 @@ export class CloudFakeState {
 		return { scenario: this.defaultScenario, selectedBy: "default" };
 	}
 
-	addAgent(agent: Omit<FakeAgent, "runIds" | "createdAt" | "updatedAt"> & Partial<FakeAgent>): FakeAgent {
+	addAgent(agent: Omit<FakeAgent, "runIds" | "createdAt" | "updatedAt" | "artifacts"> & Partial<FakeAgent>): FakeAgent {
 		const now = new Date().toISOString();
-		const full: FakeAgent = { runIds: [], createdAt: now, updatedAt: now, ...agent };
+		const full: FakeAgent = { runIds: [], artifacts: [], createdAt: now, updatedAt: now, ...agent };
 		this.agents.set(full.id, full);
 		return full;
 	}
@@ -228,6 +239,17 @@ export class CloudFakeState {
 		this.queue = [];
 		this.scenarioMap = {};
 		this.defaultScenario = DEFAULT_SCENARIO;
+	}
+
+	/** Files of `agentId` (a path again replaces its earlier content). */
+	addArtifacts(agentId: string, files: readonly { path: string; content: string }[]): void {
+		const agent = this.agents.get(agentId);
+		if (!agent) return;
+		const updatedAt = new Date().toISOString();
+		for (const file of files) {
+			agent.artifacts = agent.artifacts.filter((a) => a.path !== file.path);
+			agent.artifacts.push({ path: file.path, content: file.content, updatedAt });
+		}
 	}
 
 	private notify(run: FakeRun): void {
@@ -310,6 +332,7 @@ export class CloudFakeState {
 			this.push(run, { event: "done", data: {} });
 		}
 		run.produced = true;
+		if (run.status === "FINISHED") this.addArtifacts(run.agentId, run.scenario.result?.artifacts ?? []);
 		this.notify(run);
 	}
 

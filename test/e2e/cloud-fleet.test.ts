@@ -1,0 +1,267 @@
+// Background Cursor Cloud agents: `/cursor-cloud launch` (several at once, the footer count, each outcome once),
+// `/cursor-cloud list | show | wait | cancel`, and scripting with `--cursor-cloud-detach` + `/cursor-cloud wait`. The
+// real `pi` CLI on the built bundle, the real @cursor/sdk against the cloud fake.
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CloudFake, cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts";
+import { runPi, type TempHome } from "../support/pi.ts";
+import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import { notifications, startRpcPi, statuses } from "../support/rpc.ts";
+import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
+
+const FAUX_DELEGATOR = join(REPO_ROOT, "test", "fixtures", "faux-cloud-delegator-extension.ts");
+
+const TIMEOUT_MS = 150_000;
+const REPO = "https://github.com/acme/app";
+const pr = (n: number) => ({ repoUrl: REPO, branch: `cursor/task-${n}`, prUrl: `${REPO}/pull/${n}` });
+
+const SCENARIOS: Record<string, Scenario> = {
+	"[[slow]]": {
+		steps: [{ text: "Working. " }, { delay: 8000 }, { text: "Slow task done." }],
+		result: { git: { branches: [pr(9)] } },
+	},
+	"[[files]]": {
+		steps: [{ text: "Wrote the report." }],
+		result: { git: { branches: [pr(5)] }, artifacts: [{ path: "reports/summary.md", content: "# Summary\n" }] },
+	},
+	"[[delegated]]": { steps: [{ text: "Delegated fix done." }], result: { git: { branches: [pr(4)] } } },
+	"[[more]]": { steps: [{ text: "Added the test too." }] },
+	"[[fails]]": { steps: [{ text: "Trying." }], result: { status: "ERROR", error: { message: "tests failed" } } },
+};
+for (const n of [1, 2, 3]) {
+	SCENARIOS[`[[task-${n}]]`] = {
+		steps: [{ text: `Task ${n} started. ` }, { delay: 3000 }, { text: `Task ${n} done.` }],
+		result: { git: { branches: [pr(n)] } },
+	};
+}
+
+const cloud = cloudFakeForFile(SCENARIOS);
+const homes = new HomeRegistry();
+const CLOUD_ARGS = [
+	"--model",
+	"cursor/composer-2.5",
+	"--cursor-runtime",
+	"cloud",
+	"--cursor-cloud-ack",
+	"--cursor-cloud-repo",
+	REPO,
+];
+const cloudEnv = (fake: CloudFake) => ({ CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY });
+const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloudEnv(cloud.fake) });
+
+describe("scripting", () => {
+	test(
+		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			const started = Date.now();
+			const detached = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "-p", "Slow task [[slow]]"]);
+			const elapsed = Date.now() - started;
+			withOutput(detached, () => {
+				expect(detached.code).toBe(0);
+				expect(detached.stdout.trim()).toMatch(/^bc-[0-9a-f-]+ run-[0-9a-f-]+$/);
+			});
+			const [agentId, runId] = detached.stdout.trim().split(" ");
+			const agents = await cloud.fake.agents();
+			expect(agents.map((a) => a.id)).toEqual([agentId as string]);
+			// Pi was gone before the run ended: it goes on on the fake's clock.
+			expect(agents[0]?.runs.map((r) => [r.id, r.status])).toEqual([[runId as string, "RUNNING"]]);
+			console.log(`--cursor-cloud-detach returned in ${elapsed} ms`);
+			expect(elapsed).toBeLessThan(8000);
+
+			const waited = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud wait ${agentId}`]);
+			withOutput(waited, () => {
+				expect(waited.code).toBe(0);
+				expect(waited.stderr).toContain("Slow task done.");
+				expect(waited.stderr).toContain(`${REPO}/pull/9`);
+			});
+
+			const json = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "--mode", "json", "Doomed [[fails]]"]);
+			withOutput(json, () => expect(json.code).toBe(0));
+			const record = jsonLines(json.stdout).find(
+				(r) => r.type === "message_end" && r.message?.customType === "pi-cursor-sdk:cloud-launch",
+			)?.message?.details;
+			const failing = String(record?.agentId);
+			expect(failing).toMatch(/^bc-/);
+			expect(String(record?.runId)).toMatch(/^run-/);
+			const failed = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud wait ${failing}`]);
+			withOutput(failed, () => {
+				expect(failed.code).not.toBe(0);
+				expect(failed.stderr).toContain("tests failed");
+			});
+			const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
+			expect(creates).toHaveLength(2);
+			const output = [detached, waited, json, failed].map((r) => r.stdout + r.stderr).join("\n");
+			expect(leakedSecrets(output)).toEqual([]);
+		},
+		TIMEOUT_MS,
+	);
+});
+
+describe("background agents in a session", () => {
+	test(
+		"three launches run at once; the footer counts them down; each outcome lands once; list shows them finished with branch and pull request; cancel stops one",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			try {
+				for (const n of [1, 2, 3]) {
+					const from = rpc.mark();
+					await rpc.prompt(`/cursor-cloud launch Task ${n} [[task-${n}]]`);
+					await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), { from });
+				}
+				const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+				expect(running).toHaveLength(3);
+				const cards = () =>
+					rpc.records.filter(
+						(r) =>
+							r.type === "message_end" &&
+							(r.message as { customType?: string } | undefined)?.customType === "pi-cursor-sdk:cloud-outcome",
+					);
+				await rpc.waitFor(() => cards().length === 3, { timeoutMs: 30_000 });
+				for (const n of [1, 2, 3]) {
+					const mine = cards().filter((r) => JSON.stringify(r).includes(`Task ${n} done.`));
+					expect(mine).toHaveLength(1);
+					expect(JSON.stringify(mine[0])).toContain(`${REPO}/pull/${n}`);
+				}
+				const counts = statuses(rpc.records, "cursor-cloud-fleet");
+				expect(counts).toContain("☁ 3 cloud runs");
+				expect(counts.at(-1)).toBeUndefined();
+
+				const from = rpc.mark();
+				await rpc.prompt("/cursor-cloud list");
+				const list = await rpc.waitFor((r) => JSON.stringify(r).includes("Cursor Cloud agents of this Pi session"), {
+					from,
+				});
+				const text = String(list.message);
+				expect(text.match(/ · finished/g)).toHaveLength(3);
+				for (const n of [1, 2, 3]) expect(text).toContain(`${REPO}/pull/${n}`);
+
+				const hang = rpc.mark();
+				await rpc.prompt("/cursor-cloud launch Slow [[slow]]");
+				const launched = await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), {
+					from: hang,
+				});
+				const agentId = /bc-[0-9a-f-]+/.exec(String(launched.message))?.[0];
+				await rpc.prompt(`/cursor-cloud cancel ${agentId}`);
+				await rpc.waitFor(() => cards().length === 4, { timeoutMs: 30_000 });
+				expect(JSON.stringify(cards().at(-1))).toContain("was cancelled");
+				const cancels = (await cloud.fake.requests()).filter((r) => r.route === "cancel");
+				expect(cancels.map((r) => r.agentId)).toEqual([agentId as string]);
+				expect(notifications(rpc.records).filter((n) => /dashboard/i.test(n.message))).toEqual([]);
+			} finally {
+				await rpc.close();
+			}
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force) and send to a background agent",
+		async () => {
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			const command = async (text: string, expected: string) => {
+				const from = rpc.mark();
+				await rpc.prompt(text);
+				const record = await rpc.waitFor((r) => JSON.stringify(r).includes(expected), { from, timeoutMs: 30_000 });
+				return String(record.message ?? JSON.stringify(record));
+			};
+			try {
+				const launched = await command(
+					"/cursor-cloud launch Write the report [[files]]",
+					"Launched Cursor Cloud agent",
+				);
+				const agentId = /bc-[0-9a-f-]+/.exec(launched)?.[0] as string;
+				await command(`/cursor-cloud wait ${agentId}`, "Wrote the report.");
+				expect(await command(`/cursor-cloud artifacts ${agentId}`, "Artifacts of")).toContain(
+					"reports/summary.md · 10 B",
+				);
+				const out = join(home.dir, "out");
+				await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Downloaded");
+				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+				writeFileSync(join(out, "reports", "summary.md"), "mine");
+				expect(
+					await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Not downloaded"),
+				).toContain("--force");
+				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("mine");
+				await command(
+					`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out} --force`,
+					"Downloaded",
+				);
+				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+				expect(
+					await command(`/cursor-cloud artifacts ${agentId} download ../escape.md --to ${out}`, "Not downloaded"),
+				).toContain("would leave the folder");
+
+				await command(`/cursor-cloud send ${agentId} Add a test as well [[more]]`, "Sent to");
+				await rpc.waitFor((r) => r.type === "message_end" && JSON.stringify(r).includes("Added the test too."), {
+					timeoutMs: 30_000,
+				});
+				const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
+				expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
+				const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
+				expect(creates).toHaveLength(1);
+			} finally {
+				await rpc.close();
+			}
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
+		"cursor_cloud_task: a non-Cursor model starts a cloud agent and reads its outcome; without the acknowledgement it refuses without any request; off by default",
+		async () => {
+			const fauxArgs = ["--model", "faux/faux-1", "--cursor-cloud-repo", REPO, "--cursor-cloud-tool"];
+			const extensions = [BUNDLE, FAUX_DELEGATOR];
+			// Without --cursor-cloud-ack (print/RPC): the tool refuses, and nothing reaches Cursor.
+			const refusing = startRpcPi(fauxArgs, { home: homes.create(NO_RETRY), env: cloudEnv(cloud.fake), extensions });
+			try {
+				const from = refusing.mark();
+				await refusing.prompt("Delegate the login fix");
+				const end = await refusing.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(end)).toContain("--cursor-cloud-ack");
+			} finally {
+				await refusing.close();
+			}
+			expect((await cloud.fake.requests()).filter((r) => r.path.startsWith("/v1/agents"))).toEqual([]);
+
+			const home = homes.create(NO_RETRY);
+			const rpc = startRpcPi([...fauxArgs, "--cursor-cloud-ack"], { home, env: cloudEnv(cloud.fake), extensions });
+			try {
+				let from = rpc.mark();
+				await rpc.prompt("Delegate the login fix");
+				const started = await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(started)).toContain("Started Cursor Cloud agent bc-");
+				expect(JSON.stringify(started)).toContain('"toolName":"cursor_cloud_task"');
+				await rpc.waitFor((r) => JSON.stringify(r).includes("pi-cursor-sdk:cloud-outcome"), { timeoutMs: 30_000 });
+				from = rpc.mark();
+				await rpc.prompt("Read the result");
+				const collected = await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(collected)).toContain("collected: Cursor Cloud agent bc-");
+				expect(JSON.stringify(collected)).toContain("Delegated fix done.");
+				expect(JSON.stringify(collected)).toContain(`${REPO}/pull/4`);
+			} finally {
+				await rpc.close();
+			}
+			// Off by default: without --cursor-cloud-tool the model's call finds no such tool and nothing is started.
+			const before = (await cloud.fake.agents()).length;
+			const off = startRpcPi(["--model", "faux/faux-1", "--cursor-cloud-ack"], {
+				home: homes.create(NO_RETRY),
+				env: cloudEnv(cloud.fake),
+				extensions,
+			});
+			try {
+				const from = off.mark();
+				await off.prompt("Delegate the login fix");
+				const end = await off.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
+				expect(JSON.stringify(end)).not.toContain("Started Cursor Cloud agent");
+			} finally {
+				await off.close();
+			}
+			expect(await cloud.fake.agents()).toHaveLength(before);
+		},
+		TIMEOUT_MS,
+	);
+});
