@@ -12,7 +12,7 @@
 // - the output is ASCII (`asciiOnly`), so Node reads it as a one-byte string that Pi's loader hashes, scans and
 //   compiles faster than the two-byte string a single `…` in a message would make of the whole file.
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import type { BunPlugin } from "bun";
@@ -183,10 +183,10 @@ function asciiOnly(text: string): string {
 	return text.replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-rmSync(outdir, { recursive: true, force: true });
+// Built in memory and renamed into place: test files running side by side (and `npm pack`'s build in one of them)
+// read dist/index.js while it is rebuilt, and must see the old file or the new one, never a missing or half one.
 const result = await Bun.build({
 	entrypoints: [join(root, "src", "index.ts")],
-	outdir,
 	naming: "index.js",
 	target: "node",
 	format: "esm",
@@ -199,7 +199,13 @@ if (!result.success) fail(result.logs);
 if (result.outputs.length !== 1) {
 	fail([`expected one output file, got ${result.outputs.map((o) => o.path).join(", ")}`]);
 }
+const [artifact] = result.outputs;
+const text = asciiOnly(await (artifact as Blob).text());
+mkdirSync(outdir, { recursive: true });
+for (const name of readdirSync(outdir))
+	if (name !== "index.js") rmSync(join(outdir, name), { recursive: true, force: true });
 const output = join(outdir, "index.js");
-const text = asciiOnly(readFileSync(output, "utf8"));
-writeFileSync(output, text);
+const temporary = `${output}.${process.pid}.tmp`;
+writeFileSync(temporary, text);
+renameSync(temporary, output);
 console.error(`built dist/index.js (${(text.length / 1024).toFixed(1)} KiB)`);

@@ -8,7 +8,7 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -30,11 +30,56 @@ function nodeIsRecentEnough(version) {
 	return major > 22 || (major === 22 && minor >= 19);
 }
 
+/** A lock older than this is left over from a killed install (an install takes a minute or two). */
+const STALE_LOCK_MS = 15 * 60_000;
+
+/**
+ * Runs `make` (which creates `.toolchain/<name>` and its `.complete` marker) unless the marker exists, holding the
+ * lock `.toolchain/<name>.lock` meanwhile: test files running side by side each ask for the same tools, and only the
+ * first installs them while the others wait for it.
+ */
+function once(name, make) {
+	const marker = join(CACHE, name, ".complete");
+	if (existsSync(marker)) return;
+	mkdirSync(CACHE, { recursive: true });
+	const lock = join(CACHE, `${name}.lock`);
+	const pause = new Int32Array(new SharedArrayBuffer(4));
+	for (;;) {
+		try {
+			mkdirSync(lock);
+			break;
+		} catch (error) {
+			if (error.code !== "EEXIST") throw error;
+		}
+		try {
+			if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+		} catch {
+			// released meanwhile
+		}
+		Atomics.wait(pause, 0, 0, 250);
+		if (existsSync(marker)) return;
+	}
+	// `fail` exits the process from inside `make`: the lock goes with it.
+	const release = () => rmSync(lock, { recursive: true, force: true });
+	process.once("exit", release);
+	try {
+		if (!existsSync(marker)) make();
+	} finally {
+		release();
+		process.off("exit", release);
+	}
+}
+
 /** Installs `spec` into `.toolchain/<name>` once (npm registry only) and returns that prefix. */
 function npmPrefix(name, specs) {
 	const prefix = join(CACHE, name);
+	once(name, () => installPrefix(prefix, specs));
+	return prefix;
+}
+
+function installPrefix(prefix, specs) {
 	const marker = join(prefix, ".complete");
-	if (existsSync(marker)) return prefix;
+	const name = prefix.slice(CACHE.length + 1);
 	rmSync(prefix, { recursive: true, force: true });
 	mkdirSync(prefix, { recursive: true });
 	console.error(`toolchain: installing ${specs.join(" ")} into .toolchain/${name}`);
@@ -48,7 +93,6 @@ function npmPrefix(name, specs) {
 	if (result.status !== 0) fail(`npm install ${specs.join(" ")} failed`);
 	mkdirSync(prefix, { recursive: true });
 	spawnSync(process.execPath, ["-e", `require("fs").writeFileSync(${JSON.stringify(marker)}, "")`]);
-	return prefix;
 }
 
 function ensureNode24() {
@@ -113,8 +157,12 @@ function ensurePi(version) {
 /** A compiled (Bun) Pi binary built locally from Pi's npm package (the recipe Pi documents for compiled binaries). */
 function ensurePiBinary(version) {
 	const out = join(CACHE, `pi-bin-${version}`);
+	once(`pi-bin-${version}`, () => compilePi(version, out));
+	return join(out, `pi${exe}`);
+}
+
+function compilePi(version, out) {
 	const bin = join(out, `pi${exe}`);
-	if (existsSync(join(out, ".complete"))) return bin;
 	const pkg = ensurePi(version);
 	const modules = dirname(dirname(pkg));
 	rmSync(out, { recursive: true, force: true });
@@ -153,7 +201,6 @@ function ensurePiBinary(version) {
 	copyMatching(join(pkg, "dist/core/export-html"), join(out, "export-html"), /^template\./);
 	copyMatching(join(pkg, "dist/core/export-html/vendor"), join(out, "export-html/vendor"), /\.js$/);
 	spawnSync(process.execPath, ["-e", `require("fs").writeFileSync(${JSON.stringify(join(out, ".complete"))}, "")`]);
-	return bin;
 }
 
 function ensure(tool) {

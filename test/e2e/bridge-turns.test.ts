@@ -141,7 +141,9 @@ suite.test(
 				(all) => all.some((r) => r.userText?.includes("[[bridge:hold]]") && r.clientClosed),
 				10_000,
 			);
-			await new Promise((resolve) => setTimeout(resolve, 300));
+			// The bridge closes its port once the cancelled run is settled: wait for that, not a fixed pause.
+			const closedBy = Date.now() + 10_000;
+			while (listeningPorts(pi.child.pid ?? 0).length > 0 && Date.now() < closedBy) await Bun.sleep(50);
 			withOutput(pi, () => {
 				expect(listening).toHaveLength(1); // the bridge, on loopback only
 				expect(existsSync(join(home.dir, "slow-aborted.txt"))).toBe(true);

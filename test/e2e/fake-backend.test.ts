@@ -19,8 +19,11 @@ import { unresolvedReferences } from "../support/fake-backend/schema.ts";
 import { startFakeBackendServer } from "../support/fake-backend/server.ts";
 import { pool } from "../support/limit.ts";
 
-/** Probes queue behind each other on small machines; each SDK child takes ~1.5 s. */
-const TIMEOUT_MS = 60000;
+/**
+ * Probes queue behind each other on small machines, and beside the other test files `npm test` runs; each SDK child
+ * takes ~1.5 s alone.
+ */
+const TIMEOUT_MS = 120_000;
 const GOOD_KEY = "key_test_fake_backend_ok";
 const BAD_KEY = "key_test_fake_backend_wrong";
 // 1×1 transparent PNG

@@ -1,10 +1,11 @@
 // Runs the real Pi CLI (npm package on Node 24, or a compiled Bun binary) with an isolated HOME.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ProcessResult, runProcess } from "./processes.ts";
-import { BUNDLE, ensureTool } from "./toolchain.ts";
+import { BUNDLE, CHECKOUT_ID, ensureTool, sharedFolder } from "./toolchain.ts";
 
 export interface PiHost {
 	name: string;
@@ -28,23 +29,34 @@ export function defaultHost(): PiHost {
 
 /**
  * Pi's extension loader (jiti) transpiles our bundle once and caches the result in `$TMPDIR/jiti`, as it does for a
- * user. Every temp HOME has its own TMPDIR, so each Pi a test starts would transpile the bundle again (seconds on a
- * 2-core machine): the temp homes share one cache, filled once per test process before any test starts Pi.
+ * user; Node (Pi calls `module.enableCompileCache()`) caches Pi's compiled code in `$TMPDIR/node-compile-cache`.
+ * Every temp HOME has its own TMPDIR, so each Pi a test starts would transpile the bundle and compile Pi again
+ * (seconds of CPU): the temp homes of all test files share both caches, filled by one Pi before any test starts
+ * Pi. Both are safe to share: jiti checks a cached file's trailer (a partly written one is a miss), and Node writes a
+ * cache entry to a private file and renames it, and checks its checksum when reading.
  */
-let sharedJitiCache: string | undefined;
-function jitiCache(): string {
-	if (sharedJitiCache) return sharedJitiCache;
-	const parent = mkdtempSync(join(tmpdir(), "pi-cursor-jiti-"));
+let sharedCaches: string | undefined;
+function piCaches(): string {
+	if (sharedCaches) return sharedCaches;
 	const host = defaultHost();
-	const [program = "", ...prefix] = host.command;
-	spawnSync(program, [...prefix, "-ne", "-e", BUNDLE, "--list-models", "cursor"], {
-		env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: parent, TMPDIR: parent, PI_OFFLINE: "1" },
-		stdio: "ignore",
-	});
-	process.on("exit", () => rmSync(parent, { recursive: true, force: true }));
-	sharedJitiCache = join(parent, "jiti");
-	mkdirSync(sharedJitiCache, { recursive: true });
-	return sharedJitiCache;
+	const bundle = createHash("sha256").update(readFileSync(BUNDLE)).update(host.command.join(" ")).digest("hex");
+	const prefix = `pi-cursor-caches-${CHECKOUT_ID}-`;
+	sharedCaches = sharedFolder(
+		join(tmpdir(), `${prefix}${bundle.slice(0, 12)}`),
+		(folder) => {
+			const home = join(folder, "home");
+			mkdirSync(home);
+			const [program = "", ...args] = host.command;
+			spawnSync(program, [...args, "-ne", "-e", BUNDLE, "--list-models", "cursor"], {
+				env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: folder, PI_OFFLINE: "1" },
+				stdio: "ignore",
+			});
+			rmSync(home, { recursive: true, force: true });
+			for (const cache of ["jiti", "node-compile-cache"]) mkdirSync(join(folder, cache), { recursive: true });
+		},
+		prefix,
+	);
+	return sharedCaches;
 }
 
 /** A throwaway HOME with Pi's agent dir inside; never the real home. */
@@ -56,7 +68,9 @@ export class TempHome {
 	constructor() {
 		mkdirSync(this.agentDir, { recursive: true });
 		mkdirSync(this.tmp, { recursive: true });
-		if (!existsSync(join(this.tmp, "jiti"))) symlinkSync(jitiCache(), join(this.tmp, "jiti"), "dir");
+		for (const cache of ["jiti", "node-compile-cache"]) {
+			if (!existsSync(join(this.tmp, cache))) symlinkSync(join(piCaches(), cache), join(this.tmp, cache), "dir");
+		}
 	}
 
 	writeAgentFile(name: string, content: string | object): string {

@@ -1,11 +1,92 @@
 // Test-side access to the project's toolchain (build/toolchain.mjs): Node >= 22.19, Bun, Pi versions, compiled Pi.
+// Test files run side by side in separate processes (`bun test --parallel`): whatever they share on disk (the staged
+// bundle, the toolchain's installs) is written to a private name first and renamed into place, so that a reader sees
+// the old file or the new one, never half of one.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync } from "node:fs";
+import {
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const REPO_ROOT = resolve(import.meta.dir, "..", "..");
+
+/** An id for this checkout: what the test files of one checkout share on disk is named after it. */
+export const CHECKOUT_ID = createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12);
+
+/** Puts a copy of `from` at `to` unless `to` already has the same bytes; atomic for concurrent readers. */
+function placeCopy(from: string, to: string): void {
+	const bytes = readFileSync(from);
+	if (existsSync(to) && readFileSync(to).equals(bytes)) return;
+	const temporary = `${to}.${process.pid}.tmp`;
+	copyFileSync(from, temporary);
+	renameSync(temporary, to);
+}
+
+/** A lock older than this was left by a killed test process. */
+const STALE_LOCK_MS = 180_000;
+
+/**
+ * The folder `dir`, made once for all the test processes of a run: the first process to get the lock fills a private
+ * folder with `fill` and renames it to `dir`, the others wait for `dir` to appear. Folders beside it whose names
+ * start with `stalePrefix` (what earlier builds left) are removed when a new one is made.
+ */
+export function sharedFolder(dir: string, fill: (folder: string) => void, stalePrefix?: string): string {
+	if (existsSync(dir)) return dir;
+	const lock = `${dir}.lock`;
+	const pause = new Int32Array(new SharedArrayBuffer(4));
+	for (;;) {
+		try {
+			mkdirSync(lock);
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+		}
+		try {
+			if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+		} catch {
+			// released meanwhile
+		}
+		Atomics.wait(pause, 0, 0, 100);
+		if (existsSync(dir)) return dir;
+	}
+	try {
+		if (existsSync(dir)) return dir;
+		const parent = resolve(dir, "..");
+		if (stalePrefix) {
+			for (const name of readdirSync(parent)) {
+				if (name.startsWith(stalePrefix) && !name.endsWith(".lock"))
+					rmSync(join(parent, name), { recursive: true, force: true });
+			}
+		}
+		const scratch = mkdtempSync(`${dir}.filling-`);
+		fill(scratch);
+		renameSync(scratch, dir);
+		return dir;
+	} finally {
+		rmSync(lock, { recursive: true, force: true });
+	}
+}
+
+/** A symlink at `link` to `target`; another process making the same link first is fine. */
+function placeSymlink(target: string, link: string): void {
+	if (existsSync(link)) return;
+	try {
+		symlinkSync(target, link, "dir");
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+	}
+}
 
 /**
  * The built bundle as users get it: `node_modules/pi-cursor-sdk/dist/index.js` beside its runtime dependencies
@@ -15,24 +96,32 @@ export const REPO_ROOT = resolve(import.meta.dir, "..", "..");
 function stageInstalledBundle(): string {
 	const built = join(REPO_ROOT, "dist", "index.js");
 	// Outside the checkout: Node would otherwise find the Pi packages in the checkout's node_modules, up the tree.
-	const id = createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12);
-	const modules = join(tmpdir(), `pi-cursor-sdk-installed-${id}`, "node_modules");
+	const modules = join(tmpdir(), `pi-cursor-sdk-installed-${CHECKOUT_ID}`, "node_modules");
 	const pkg = join(modules, "pi-cursor-sdk");
 	mkdirSync(join(pkg, "dist"), { recursive: true });
-	copyFileSync(join(REPO_ROOT, "package.json"), join(pkg, "package.json"));
-	if (existsSync(built)) copyFileSync(built, join(pkg, "dist", "index.js"));
-	const cursor = join(modules, "@cursor");
-	if (!existsSync(cursor)) symlinkSync(join(REPO_ROOT, "node_modules", "@cursor"), cursor, "dir");
+	placeCopy(join(REPO_ROOT, "package.json"), join(pkg, "package.json"));
+	if (existsSync(built)) placeCopy(built, join(pkg, "dist", "index.js"));
+	placeSymlink(join(REPO_ROOT, "node_modules", "@cursor"), join(modules, "@cursor"));
 	return join(pkg, "dist", "index.js");
 }
 
 export const BUNDLE = stageInstalledBundle();
 
-/** Absolute path of a toolchain item (installing it into `.toolchain/` once when missing). */
+const ensured = new Map<string, string>();
+
+/**
+ * Absolute path of a toolchain item (installing it into `.toolchain/` once when missing; build/toolchain.mjs holds a
+ * lock while it installs, so files running side by side wait for one install).
+ */
 export function ensureTool(tool: string): string {
-	return execFileSync("node", [join(REPO_ROOT, "build", "toolchain.mjs"), "ensure", tool], {
-		stdio: ["ignore", "pipe", "inherit"],
-	})
-		.toString()
-		.trim();
+	let path = ensured.get(tool);
+	if (path === undefined) {
+		path = execFileSync("node", [join(REPO_ROOT, "build", "toolchain.mjs"), "ensure", tool], {
+			stdio: ["ignore", "pipe", "inherit"],
+		})
+			.toString()
+			.trim();
+		ensured.set(tool, path);
+	}
+	return path;
 }
