@@ -4,12 +4,7 @@
 
 import { hostname } from "node:os";
 import type { Model } from "@earendil-works/pi-ai";
-import {
-	type ExtensionAPI,
-	type ExtensionContext,
-	getAgentDir,
-	SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
 import { registerAuthCommands } from "./auth/command.ts";
 import { CursorCredentials } from "./auth/credentials.ts";
 import { registerAskQuestion } from "./bridge/ask-question.ts";
