@@ -5,7 +5,6 @@
 import { hostname } from "node:os";
 import type { Model } from "@earendil-works/pi-ai";
 import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent";
-import { registerAuthCommands } from "./auth/command.ts";
 import { CursorCredentials } from "./auth/credentials.ts";
 import { registerAskQuestion } from "./bridge/ask-question.ts";
 import { guardBridgedCalls } from "./bridge/call-guard.ts";
@@ -15,7 +14,6 @@ import { FALLBACK_CONTEXT_WINDOWS } from "./catalog/context-windows.generated.ts
 import { learnedWindowsPath, readLearnedWindows } from "./catalog/learned-windows.ts";
 import { CatalogState, PROVIDER_ID } from "./catalog/state.ts";
 import { fleetOf, type SessionFleet } from "./fleet/register.ts";
-import { registerPlanApproval } from "./plan/approval.ts";
 import { installProcessEffects } from "./process/effects.ts";
 import { dropForCursorTurn } from "./prompt/context-files.ts";
 import { buildProvider } from "./provider.ts";
@@ -45,27 +43,26 @@ import { sessionTrustFacts } from "./settings/project-config.ts";
 import { sessionSafety } from "./settings/safety.ts";
 import { SessionSettings } from "./settings/session-settings.ts";
 import { flagError } from "./turn/setup.ts";
-import { registerCloudCommands } from "./ui/cloud-commands.ts";
-import { registerCommands } from "./ui/commands.ts";
+import { registerExtensionCommands } from "./ui/extension-commands.ts";
 import { readCloudFlags, readFlags, registerFlags } from "./ui/flags.ts";
 import { Notifier } from "./ui/notifier.ts";
 import { Accounting } from "./usage/accounting.ts";
 
 export class CursorExtension {
-	private readonly env = process.env;
-	private readonly catalog: CatalogState;
-	private readonly configFile: CursorSdkConfigFile;
-	private readonly local: LocalAgentConfig;
+	readonly env = process.env;
+	readonly catalog: CatalogState;
+	readonly configFile: CursorSdkConfigFile;
+	readonly local: LocalAgentConfig;
 	readonly settings: SessionSettings;
 	readonly pool: SessionAgentPool;
 	private readonly sockets = new SdkSockets();
 	readonly replay: CursorReplay;
-	private readonly stores = new SessionStoreScope();
+	readonly stores = new SessionStoreScope();
 	readonly accounting: Accounting;
-	private readonly bridge: BridgeView;
+	readonly bridge: BridgeView;
 	private readonly runtime: LocalRuntime;
-	private readonly cloud: CloudRuntime;
-	private readonly fleet: SessionFleet;
+	readonly cloud: CloudRuntime;
+	readonly fleet: SessionFleet;
 	private readonly entry: SessionTurnEntry;
 	/** The first send prepared in the background once Pi has started (src/runtime/prewarm.ts). */
 	private readonly prewarm: SessionPrewarm;
@@ -76,18 +73,18 @@ export class CursorExtension {
 	/** The workspace, Pi's mode (print mode keeps stdout for the answer) and, once started, the session's manager. */
 	private session: CloudSessionView = { cwd: process.cwd(), mode: "tui", manager: undefined };
 	private readonly notifier = new Notifier();
-	private readonly notify = this.notifier.notify;
-	private readonly report = this.notifier.report;
-	private readonly refreshStatus = () => this.notifier.setStatus(STATUS_KEY, this.settings.status());
+	readonly notify = this.notifier.notify;
+	readonly report = this.notifier.report;
+	readonly refreshStatus = () => this.notifier.setStatus(STATUS_KEY, this.settings.status());
 	private readonly storeRootChoice = () => this.local.storeRoot(readEnv(this.env));
 	/** The one owner of Cursor credentials: the provider's auth and what is known about the key in use. */
-	private readonly credentials: CursorCredentials;
+	readonly credentials: CursorCredentials;
 
 	constructor(
-		private readonly pi: ExtensionAPI,
-		private readonly sdk: CursorSdk = cursorSdk,
-		private readonly agentDir: string = getAgentDir(),
-		private readonly cloudApi: CloudSdk = cloudSdk,
+		readonly pi: ExtensionAPI,
+		readonly sdk: CursorSdk = cursorSdk,
+		readonly agentDir: string = getAgentDir(),
+		readonly cloudApi: CloudSdk = cloudSdk,
 		authSdk: CursorAuthSdk = cursorAuthSdk,
 	) {
 		this.credentials = new CursorCredentials({ sdk: authSdk, host: hostname(), env: this.env, notify: this.notify });
@@ -156,7 +153,7 @@ export class CursorExtension {
 		if (readEnvVar(this.env, "askQuestion") && this.bridge.settings().enabled) registerAskQuestion(this.pi);
 		registerFlags(this.pi);
 		this.fleet.registerFlags();
-		this.registerCommands();
+		registerExtensionCommands(this);
 		this.pi.registerProvider(
 			buildProvider({
 				sdk: this.sdk,
@@ -169,39 +166,6 @@ export class CursorExtension {
 		);
 		this.registerEvents();
 		this.fleet.register();
-	}
-
-	private registerCommands(): void {
-		const { notify, report, refreshStatus } = this;
-		const bridgeRunning = () => this.pool.liveRun?.bridge !== undefined;
-		registerPlanApproval(this.pi, { settings: this.settings, refreshStatus, notify, report });
-		registerAuthCommands(this.pi, notify);
-		const settings = { settings: this.settings, configFile: this.configFile, local: this.local, notify, refreshStatus };
-		const journal = () => this.cloud.journal();
-		registerCloudCommands(this.pi, { ...settings, sdk: this.cloudApi, journal, report, fleet: this.fleet });
-		registerCommands(this.pi, {
-			settings,
-			catalog: this.catalog,
-			localAgent: { local: this.local, pool: this.pool, stores: this.stores, env: this.env, notify, refreshStatus },
-			usage: { ledger: this.accounting.ledger, sdk: this.sdk, report },
-			doctor: {
-				env: this.env,
-				agentDir: this.agentDir,
-				sdk: this.sdk,
-				catalog: this.catalog,
-				settings: () => this.settings.input(),
-				stores: this.stores,
-				local: this.local,
-				bridge: () => this.bridge.doctorFact(bridgeRunning()),
-				cloudTarget: () => this.cloud.doctorFact(),
-				lastError: () => this.accounting.ledger.lastError,
-				credential: (apiKey, source) => this.credentials.fact(apiKey, source),
-				report,
-			},
-			toolsReport: () => this.bridge.report(bridgeRunning()),
-			notify,
-			report,
-		});
 	}
 
 	private registerEvents(): void {
