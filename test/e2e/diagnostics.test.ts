@@ -72,7 +72,7 @@ test(
 			expect(result.code).toBe(0);
 			expect(result.stdout).toBe("");
 			expect(result.stderr).toContain("Cursor doctor");
-			expect(result.stderr).toContain("[ok  ] API key source: from CURSOR_API_KEY");
+			expect(result.stderr).toContain("[ok  ] API key source: from the CURSOR_API_KEY environment variable");
 			expect(result.stderr).toContain("[ok  ] Cursor accepts the key");
 			expect(result.stderr).toContain("@cursor/sdk 1.0.32");
 			expect(result.stderr).not.toContain("[WARN]");

@@ -218,10 +218,10 @@ describe("the fleet at session start", () => {
 
 describe("where an artifact is downloaded", () => {
 	test("inside the named folder; a path that leaves it is refused", () => {
-		expect(artifactTarget("out", "reports/a.md", "/work")).toEqual({ ok: true, path: "/work/out/reports/a.md" });
-		expect(artifactTarget("/tmp/x", "/abs/b.txt", "/work")).toEqual({ ok: true, path: "/tmp/x/abs/b.txt" });
+		expect(artifactTarget("out", "reports/a.md", "/home/u/project")).toEqual({ ok: true, path: "/home/u/project/out/reports/a.md" });
+		expect(artifactTarget("/tmp/x", "/abs/b.txt", "/home/u/project")).toEqual({ ok: true, path: "/tmp/x/abs/b.txt" });
 		for (const bad of ["../etc/passwd", "a/../../b", "", ".", "x\0y"]) {
-			expect(artifactTarget("out", bad, "/work").ok).toBe(false);
+			expect(artifactTarget("out", bad, "/home/u/project").ok).toBe(false);
 		}
 	});
 
@@ -230,8 +230,8 @@ describe("where an artifact is downloaded", () => {
 		const segment = fc.oneof(fc.constantFrom("..", ".", "", "a", "/", "\\\\"), nastyString);
 		await target.check(
 			fc.property(fc.array(segment, { maxLength: 6 }), (parts) => {
-				const result = artifactTarget("out", parts.join("/"), "/work");
-				if (result.ok) expect(result.path.startsWith("/work/out/")).toBe(true);
+				const result = artifactTarget("out", parts.join("/"), "/home/u/project");
+				if (result.ok) expect(result.path.startsWith("/home/u/project/out/")).toBe(true);
 				return true;
 			}),
 			500,
