@@ -29,7 +29,11 @@ async function setup(): Promise<{ home: TempHome; backend: FakeBackend; terminal
 
 /** `/login cursor` → the account sign-in; returns the uuid of the login URL on screen. */
 async function startSignIn(terminal: TmuxSession): Promise<string> {
-	terminal.type("/login cursor ");
+	// Pi completes the provider first: Enter takes the completion, a second Enter runs the command.
+	terminal.type("/login cursor");
+	await terminal.waitForScreen((text) => text.includes("Cursor · account/API key"), "the provider completion");
+	terminal.press("Enter");
+	await terminal.waitForScreen((text) => !text.includes("Cursor · account/API key"), "the completion taken");
 	terminal.press("Enter");
 	const menu = await terminal.waitForScreen(
 		(text) => text.includes("Sign in with your Cursor account (browser)") && text.includes("Sign in with an API key"),
@@ -65,9 +69,9 @@ test("/login cursor: the browser sign-in is offered, its URL shown; after the br
 	const exchanges = (await backend.requests()).filter((r) => r.path === "/auth/exchange_user_api_key");
 	expect(exchanges.map((r) => r.bearer)).toContain(key);
 
-	terminal.type("/logout ");
+	terminal.type("/logout");
 	terminal.press("Enter");
-	await terminal.waitForScreen((text) => text.includes("Cursor"), "the logout list");
+	await terminal.waitForScreen((text) => /Select provider to logout[\s\S]*→ Cursor/.test(text), "the logout list");
 	terminal.press("Enter");
 	const after = await terminal.waitForScreen((text) => text.includes("stays valid until"), "the sign-out notice");
 	expect(after).toContain("cursor.com/dashboard");
