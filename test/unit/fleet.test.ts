@@ -218,7 +218,10 @@ describe("the fleet at session start", () => {
 
 describe("where an artifact is downloaded", () => {
 	test("inside the named folder; a path that leaves it is refused", () => {
-		expect(artifactTarget("out", "reports/a.md", "/home/u/project")).toEqual({ ok: true, path: "/home/u/project/out/reports/a.md" });
+		expect(artifactTarget("out", "reports/a.md", "/home/u/project")).toEqual({
+			ok: true,
+			path: "/home/u/project/out/reports/a.md",
+		});
 		expect(artifactTarget("/tmp/x", "/abs/b.txt", "/home/u/project")).toEqual({ ok: true, path: "/tmp/x/abs/b.txt" });
 		for (const bad of ["../etc/passwd", "a/../../b", "", ".", "x\0y"]) {
 			expect(artifactTarget("out", bad, "/home/u/project").ok).toBe(false);
