@@ -23,7 +23,8 @@ export interface ManageDeps {
 	timeoutMs?: number;
 }
 
-function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a rejection once `ms` have passed without an answer. */
+export function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
 	let timer: ReturnType<typeof setTimeout> | undefined;
 	const timeout = new Promise<never>((_, reject) => {
 		timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
@@ -32,7 +33,7 @@ function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
 	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-const httpStatus = (error: unknown) => (error as { status?: unknown })?.status;
+export const httpStatus = (error: unknown) => (error as { status?: unknown })?.status;
 
 function reason(error: unknown, secrets: readonly string[]): string {
 	return scrubText(error instanceof Error ? error.message : String(error), secrets);

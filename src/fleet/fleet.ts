@@ -4,6 +4,7 @@
 // server replays what was missed) and its outcome lands when it ends. Following never cancels anything: the run is
 // Cursor's, and stopping Pi only stops following it.
 import type { CloudJournal } from "../cloud/journal.ts";
+import { bounded, httpStatus } from "../cloud/manage.ts";
 import type { CloudRunState, CloudSdk } from "../sdk/cursor-sdk.ts";
 import { scrubText } from "../sdk/errors.ts";
 import type { Notify } from "../ui/types.ts";
@@ -58,17 +59,6 @@ export interface TrackedRun {
 interface Following extends TrackedRun {
 	readonly stop: AbortController;
 }
-
-const bounded = <T>(work: Promise<T>, ms: number): Promise<T> => {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
-		timer.unref?.();
-	});
-	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-};
-
-const httpStatus = (error: unknown) => (error as { status?: unknown })?.status;
 
 export function runEnd(state: CloudRunState): RunEnd | undefined {
 	if (state.status === "running") return undefined;
