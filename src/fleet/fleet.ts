@@ -210,10 +210,16 @@ export class CloudFleet {
 
 	private follow(run: OpenRun & { task?: string }, apiKey: string, generation: number, earlier: boolean): TrackedRun {
 		const stop = new AbortController();
+		// The footer counts the run out before its card lands, so the two never disagree.
+		const untrack = () => {
+			if (this.following.get(run.runId)?.stop === stop) this.following.delete(run.runId);
+			this.refreshStatus();
+		};
 		const ended = this.deps.sdk
 			.followRun(run.agentId, run.runId, apiKey, { signal: stop.signal })
 			.then((state) => {
 				const end = stop.signal.aborted ? undefined : runEnd(state);
+				untrack();
 				if (end) this.deliver(run, end, generation);
 				return end;
 			})
@@ -227,10 +233,7 @@ export class CloudFleet {
 				}
 				return undefined;
 			})
-			.finally(() => {
-				if (this.following.get(run.runId)?.stop === stop) this.following.delete(run.runId);
-				this.refreshStatus();
-			});
+			.finally(untrack);
 		const tracked = { ...run, stop, ended };
 		this.known.set(run.agentId, { runId: run.runId, ...(run.task ? { task: run.task } : {}) });
 		this.following.set(run.runId, tracked);

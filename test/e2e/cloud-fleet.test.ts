@@ -31,7 +31,8 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 for (const n of [1, 2, 3]) {
 	SCENARIOS[`[[task-${n}]]`] = {
-		steps: [{ text: `Task ${n} started. ` }, { delay: 3000 }, { text: `Task ${n} done.` }],
+		// The tasks go on only when the test has seen all three running (a clock would race a slow machine).
+		steps: [{ text: `Task ${n} started. ` }, { gate: "tasks" }, { text: `Task ${n} done.` }],
 		result: { git: { branches: [pr(n)] } },
 	};
 }
@@ -113,6 +114,8 @@ describe("background agents in a session", () => {
 				}
 				const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
 				expect(running).toHaveLength(3);
+				await rpc.waitFor(() => statuses(rpc.records, "cursor-cloud-fleet").includes("☁ 3 cloud runs"));
+				await cloud.fake.openGate("tasks");
 				const cards = () =>
 					rpc.records.filter(
 						(r) =>

@@ -156,11 +156,12 @@ describe.concurrent("session persistence and resume", () => {
 					session(h, host, resumeArgs, async (pi, state) => {
 						const mode = await command(pi, "/cursor-mode");
 						const http = await command(pi, "/cursor-http");
-						return { state, status: statuses(pi.records)[0], mode: mode.notes, http: http.notes };
+						// The footer as the user sees it by now (Pi may restore the model after a first, model-less start).
+						return { state, status: statuses(pi.records).at(-1), mode: mode.notes, http: http.notes };
 					}),
 					session(h, host, ["--model", "cursor/grok-4.6", "--session-dir", controlSessions], async (pi, state) => ({
 						state,
-						status: statuses(pi.records)[0],
+						status: statuses(pi.records).at(-1),
 					})),
 				]);
 

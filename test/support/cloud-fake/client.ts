@@ -30,6 +30,8 @@ export interface CloudFake {
 	setFaults(faults: Partial<Record<CloudRoute, Fault>>): Promise<void>;
 	/** Only these raw API keys are accepted by the REST routes (null: any). */
 	setApiKeys(apiKeys: string[] | null): Promise<void>;
+	/** Opens a scenario's `{ gate: name }` step: the runs waiting there go on. */
+	openGate(name: string): Promise<void>;
 	/** Agents that exist on the "server" without a run of ours. */
 	seedAgents(seeds: AgentSeed[]): Promise<void>;
 	/** Every request except the control API, in arrival order. */
@@ -60,6 +62,9 @@ export async function startCloudFake(): Promise<CloudFake> {
 		},
 		setApiKeys: async (apiKeys) => {
 			await control("PUT", "api-keys", { apiKeys });
+		},
+		openGate: async (name) => {
+			await control("POST", "gates", { name });
 		},
 		seedAgents: async (seeds) => {
 			await control("POST", "agents", seeds);

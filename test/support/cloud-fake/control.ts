@@ -35,6 +35,7 @@ export interface AgentSeed {
  * - PUT  /__fake/faults                 { [route]: Fault } → replaces the faults
  * - PUT  /__fake/api-keys               { apiKeys: string[] | null } → only these raw keys are accepted
  * - POST /__fake/agents                 AgentSeed[] → agents that exist without a run of ours
+ * - POST /__fake/gates                  { name } → opens a scenario's `gate` step
  * - GET  /__fake/requests               → RequestLogEntry[]
  * - GET  /__fake/agents                 → agents with their runs (status, prompt, scenario, connections, cancelledAt)
  * - POST /__fake/reset                  → empty state; open streams and hanging requests are dropped
@@ -66,6 +67,9 @@ export function controlReply(state: CloudFakeState, method: string, pathname: st
 			case "POST /agents":
 				for (const seed of parse(text) as AgentSeed[]) seedAgent(state, seed);
 				return { status: 200, body: { agents: state.agents.size } };
+			case "POST /gates":
+				state.openGate((parse(text) as { name: string }).name);
+				return { status: 200, body: {} };
 			case "GET /requests":
 				return { status: 200, body: state.requestLog };
 			case "GET /agents":

@@ -37,6 +37,8 @@ export type Step =
 	| { sseError: { code: string; message: string } }
 	/** A quiet stretch: nothing is sent for this long. */
 	| { delay: number }
+	/** Nothing is sent until the test opens this gate (`CloudFake.openGate`): runs wait on the test, not on a clock. */
+	| { gate: string }
 	/** Stop producing: the run stays RUNNING until it is cancelled. */
 	| { hang: true };
 

@@ -134,6 +134,8 @@ export class CloudFakeState {
 	readonly openResponses = new Set<() => void>();
 	private readonly listeners = new Map<string, Set<() => void>>();
 	private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+	private readonly openGates = new Set<string>();
+	private readonly gateWaiters = new Map<string, (() => void)[]>();
 	private seq = 0;
 
 	nextSeq(): number {
@@ -231,6 +233,9 @@ export class CloudFakeState {
 		for (const timer of this.timers) clearTimeout(timer);
 		this.timers.clear();
 		this.listeners.clear();
+		this.openGates.clear();
+		for (const waiters of this.gateWaiters.values()) for (const wake of waiters) wake();
+		this.gateWaiters.clear();
 		this.agents.clear();
 		this.runs.clear();
 		this.requestLog = [];
@@ -268,6 +273,22 @@ export class CloudFakeState {
 		return String(run.lastId);
 	}
 
+	/** Opens `name`: runs waiting on it go on, and later ones pass it at once (until the next reset). */
+	openGate(name: string): void {
+		this.openGates.add(name);
+		for (const wake of this.gateWaiters.get(name) ?? []) wake();
+		this.gateWaiters.delete(name);
+	}
+
+	private waitForGate(name: string): Promise<void> {
+		if (this.openGates.has(name)) return Promise.resolve();
+		return new Promise((resolve) => {
+			const waiters = this.gateWaiters.get(name) ?? [];
+			waiters.push(resolve);
+			this.gateWaiters.set(name, waiters);
+		});
+	}
+
 	private sleep(ms: number): Promise<void> {
 		return new Promise((resolve) => {
 			const timer = setTimeout(() => {
@@ -292,6 +313,10 @@ export class CloudFakeState {
 			if ("hang" in step) return;
 			if ("delay" in step) {
 				await this.sleep(step.delay);
+				continue;
+			}
+			if ("gate" in step) {
+				await this.waitForGate(step.gate);
 				continue;
 			}
 			for (const event of this.eventsOf(run, step)) this.push(run, event);
