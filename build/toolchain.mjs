@@ -8,9 +8,10 @@
 
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { underDirLock } from "./dir-lock.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CACHE = join(ROOT, ".toolchain");
@@ -42,32 +43,8 @@ function once(name, make) {
 	const marker = join(CACHE, name, ".complete");
 	if (existsSync(marker)) return;
 	mkdirSync(CACHE, { recursive: true });
-	const lock = join(CACHE, `${name}.lock`);
-	const pause = new Int32Array(new SharedArrayBuffer(4));
-	for (;;) {
-		try {
-			mkdirSync(lock);
-			break;
-		} catch (error) {
-			if (error.code !== "EEXIST") throw error;
-		}
-		try {
-			if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
-		} catch {
-			// released meanwhile
-		}
-		Atomics.wait(pause, 0, 0, 250);
-		if (existsSync(marker)) return;
-	}
 	// `fail` exits the process from inside `make`: the lock goes with it.
-	const release = () => rmSync(lock, { recursive: true, force: true });
-	process.once("exit", release);
-	try {
-		if (!existsSync(marker)) make();
-	} finally {
-		release();
-		process.off("exit", release);
-	}
+	underDirLock(join(CACHE, `${name}.lock`), () => existsSync(marker), make, { pauseMs: 250, staleMs: STALE_LOCK_MS });
 }
 
 /** Installs `spec` into `.toolchain/<name>` once (npm registry only) and returns that prefix. */

@@ -13,11 +13,11 @@ import {
 	readFileSync,
 	renameSync,
 	rmSync,
-	statSync,
 	symlinkSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { underDirLock } from "../../build/dir-lock.mjs";
 
 export const REPO_ROOT = resolve(import.meta.dir, "..", "..");
 
@@ -33,49 +33,31 @@ function placeCopy(from: string, to: string): void {
 	renameSync(temporary, to);
 }
 
-/** A lock older than this was left by a killed test process. */
-const STALE_LOCK_MS = 180_000;
-
 /**
  * The folder `dir`, made once for all the test processes of a run: the first process to get the lock fills a private
  * folder with `fill` and renames it to `dir`, the others wait for `dir` to appear. Folders beside it whose names
  * start with `stalePrefix` (what earlier builds left) are removed when a new one is made.
  */
 export function sharedFolder(dir: string, fill: (folder: string) => void, stalePrefix?: string): string {
-	if (existsSync(dir)) return dir;
-	const lock = `${dir}.lock`;
-	const pause = new Int32Array(new SharedArrayBuffer(4));
-	for (;;) {
-		try {
-			mkdirSync(lock);
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-		}
-		try {
-			if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
-		} catch {
-			// released meanwhile
-		}
-		Atomics.wait(pause, 0, 0, 100);
-		if (existsSync(dir)) return dir;
-	}
-	try {
-		if (existsSync(dir)) return dir;
-		const parent = resolve(dir, "..");
-		if (stalePrefix) {
-			for (const name of readdirSync(parent)) {
-				if (name.startsWith(stalePrefix) && !name.endsWith(".lock"))
-					rmSync(join(parent, name), { recursive: true, force: true });
+	underDirLock(
+		`${dir}.lock`,
+		() => existsSync(dir),
+		() => {
+			const parent = resolve(dir, "..");
+			if (stalePrefix) {
+				for (const name of readdirSync(parent)) {
+					if (name.startsWith(stalePrefix) && !name.endsWith(".lock"))
+						rmSync(join(parent, name), { recursive: true, force: true });
+				}
 			}
-		}
-		const scratch = mkdtempSync(`${dir}.filling-`);
-		fill(scratch);
-		renameSync(scratch, dir);
-		return dir;
-	} finally {
-		rmSync(lock, { recursive: true, force: true });
-	}
+			const scratch = mkdtempSync(`${dir}.filling-`);
+			fill(scratch);
+			renameSync(scratch, dir);
+		},
+		// A lock older than 3 minutes was left by a killed test process.
+		{ pauseMs: 100, staleMs: 180_000 },
+	);
+	return dir;
 }
 
 /** A symlink at `link` to `target`; another process making the same link first is fine. */
