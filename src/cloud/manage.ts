@@ -1,6 +1,7 @@
 // The /cursor-cloud actions against the API: statuses for the list, archive and delete with a durable intent
 // before the request and the outcome after it. The rules are in command.ts; the SDK's REST calls have no timeout,
 // so every call here is bounded.
+import { bounded } from "../sdk/bounded.ts";
 import type { CloudSdk } from "../sdk/cursor-sdk.ts";
 import { scrubText } from "../sdk/errors.ts";
 import {
@@ -21,16 +22,6 @@ export interface ManageDeps {
 	journal: Pick<CloudJournal, "read" | "record">;
 	apiKey: string;
 	timeoutMs?: number;
-}
-
-/** `work`, or a rejection once `ms` have passed without an answer. */
-export function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
-		timer.unref?.();
-	});
-	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 export const httpStatus = (error: unknown) => (error as { status?: unknown })?.status;

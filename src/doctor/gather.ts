@@ -1,8 +1,10 @@
 // /cursor-doctor's facts: a thin, bounded gatherer over injected sources. Nothing here prints or returns the key.
+
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { locateNativePaths, type NativePaths } from "../process/native-paths.ts";
+import { bounded } from "../sdk/bounded.ts";
 import { classifyCursorError, scrubText } from "../sdk/errors.ts";
 import { type CursorEnv, ENV_VARS } from "../settings/env.ts";
 import type { BackendFact, DoctorFacts, NativeFact } from "./checks.ts";
@@ -34,16 +36,6 @@ export interface DoctorSources {
 	natives?: NativePaths;
 	/** For tests: the installed SDK version (default: read from its package.json). */
 	sdkVersion?: string | undefined;
-}
-
-function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	return Promise.race([
-		promise,
-		new Promise<never>((_, reject) => {
-			timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms);
-		}),
-	]).finally(() => clearTimeout(timer));
 }
 
 async function backendFact(apiKey: string | undefined, me: DoctorSources["me"]): Promise<BackendFact> {

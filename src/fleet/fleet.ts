@@ -4,7 +4,8 @@
 // server replays what was missed) and its outcome lands when it ends. Following never cancels anything: the run is
 // Cursor's, and stopping Pi only stops following it.
 import type { CloudJournal } from "../cloud/journal.ts";
-import { bounded, httpStatus } from "../cloud/manage.ts";
+import { httpStatus } from "../cloud/manage.ts";
+import { bounded } from "../sdk/bounded.ts";
 import type { CloudRunState, CloudSdk } from "../sdk/cursor-sdk.ts";
 import { scrubText } from "../sdk/errors.ts";
 import type { Notify } from "../ui/types.ts";
