@@ -1,12 +1,21 @@
 // Background Cursor Cloud agents: `/cursor-cloud launch` (several at once, the footer count, each outcome once),
 // `/cursor-cloud list | show | wait | cancel`, and scripting with `--cursor-cloud-detach` + `/cursor-cloud wait`. The
 // real `pi` CLI on the built bundle, the real @cursor/sdk against the cloud fake.
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CloudFake, cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts";
+import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
-import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import {
+	HomeRegistry,
+	jsonLines,
+	leakedSecrets,
+	NO_RETRY,
+	startTurnBackend,
+	TEST_KEY,
+	withOutput,
+} from "../support/pi-turn.ts";
 import { notifications, startRpcPi, statuses } from "../support/rpc.ts";
 import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
 
@@ -38,6 +47,17 @@ for (const n of [1, 2, 3]) {
 }
 
 const cloud = cloudFakeForFile(SCENARIOS);
+// The local fake answers the session's local turns: the cloud fake forwards to it what is not a cloud route (the SDK
+// reaches both through one CURSOR_BACKEND_URL).
+let local: FakeBackend | undefined;
+beforeAll(async () => {
+	local = await startTurnBackend({
+		scenarioMap: { "[[local]]": [{ text: "Local answer: 4." }, { turnEnded: { inputTokens: 5, outputTokens: 2 } }] },
+	});
+}, 30_000);
+afterAll(async () => {
+	await local?.stop();
+});
 const homes = new HomeRegistry();
 const CLOUD_ARGS = [
 	"--model",
@@ -102,10 +122,13 @@ describe("scripting", () => {
 
 describe("background agents in a session", () => {
 	test(
-		"three launches run at once; the footer counts them down; each outcome lands once; list shows them finished with branch and pull request; cancel stops one",
+		"three launches run at once while a local turn is answered; the footer counts them down; each outcome lands once; list shows them finished with branch and pull request; cancel stops one",
 		async () => {
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			await cloud.fake.forwardTo((local as FakeBackend).url);
+			// The session's own turns run locally; the launches go to Cursor Cloud all the same.
+			const localArgs = CLOUD_ARGS.map((arg) => (arg === "cloud" ? "local" : arg));
+			const rpc = startRpcPi(localArgs, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
 			try {
 				for (const n of [1, 2, 3]) {
 					const from = rpc.mark();
@@ -115,6 +138,14 @@ describe("background agents in a session", () => {
 				const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
 				expect(running).toHaveLength(3);
 				await rpc.waitFor(() => statuses(rpc.records, "cursor-cloud-fleet").includes("☁ 3 cloud runs"));
+				// Meanwhile, a local turn in the same session is answered (the three wait at the gate until after it).
+				const turn = rpc.mark();
+				await rpc.prompt("What is 2 + 2? [[local]]");
+				const answered = await rpc.waitFor((r) => r.type === "agent_end", { from: turn, timeoutMs: 60_000 });
+				expect(JSON.stringify(answered)).toContain("Local answer: 4.");
+				expect((await local?.runs())?.filter((r) => r.userText?.includes("[[local]]"))).toHaveLength(1);
+				const stillRunning = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+				expect(stillRunning).toHaveLength(3);
 				await cloud.fake.openGate("tasks");
 				const cards = () =>
 					rpc.records.filter(
