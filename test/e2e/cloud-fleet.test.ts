@@ -76,6 +76,11 @@ describe("scripting", () => {
 		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed",
 		async () => {
 			const home = homes.create(NO_RETRY);
+			// What a Pi start costs on this machine right now: Pi, our bundle and the SDK's static import, no request.
+			const bare = Date.now();
+			withOutput(await piIn(home, ["--list-models", "cursor"]), () => undefined);
+			const baseline = Date.now() - bare;
+			expect(await cloud.fake.requests()).toEqual([]);
 			const started = Date.now();
 			const detached = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "-p", "Slow task [[slow]]"]);
 			const elapsed = Date.now() - started;
@@ -88,8 +93,11 @@ describe("scripting", () => {
 			expect(agents.map((a) => a.id)).toEqual([agentId as string]);
 			// Pi was gone before the run ended: it goes on on the fake's clock.
 			expect(agents[0]?.runs.map((r) => [r.id, r.status])).toEqual([[runId as string, "RUNNING"]]);
-			console.log(`--cursor-cloud-detach returned in ${elapsed} ms`);
-			expect(elapsed).toBeLessThan(8000);
+			console.log(`--cursor-cloud-detach returned in ${elapsed} ms (a bare Pi start: ${baseline} ms)`);
+			// Under 3 s, as the issue asks (~1.7 s on 2 shared cores at load 5: Pi's start is ~1.3 s of it, the create,
+			// journal and exit the rest). When the machine is so loaded that a Pi start that does nothing takes over
+			// 1.5 s (the whole suite runs 4 files × 3 Pis on 2 cores), the bound scales with it: at most twice that start.
+			expect(elapsed).toBeLessThan(Math.max(3000, 2 * baseline));
 
 			const waited = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud wait ${agentId}`]);
 			withOutput(waited, () => {
