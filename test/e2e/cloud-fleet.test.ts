@@ -31,11 +31,30 @@ const SCENARIOS: Record<string, Scenario> = {
 		result: { git: { branches: [pr(9)] } },
 	},
 	"[[files]]": {
-		steps: [{ text: "Wrote the report." }],
+		steps: [{ userMessage: true }, { text: "Wrote the report." }],
 		result: { git: { branches: [pr(5)] }, artifacts: [{ path: "reports/summary.md", content: "# Summary\n" }] },
 	},
 	"[[delegated]]": { steps: [{ text: "Delegated fix done." }], result: { git: { branches: [pr(4)] } } },
-	"[[more]]": { steps: [{ text: "Added the test too." }] },
+	"[[more]]": {
+		steps: [
+			{ userMessage: true },
+			{ text: "Running the tests. " },
+			{
+				tool: {
+					callId: "c1",
+					toolCall: {
+						type: "shell",
+						args: { command: "npm test" },
+						result: {
+							status: "success",
+							value: { exitCode: 0, signal: "", stdout: "42 passing\n", stderr: "", executionTime: 5 },
+						},
+					},
+				},
+			},
+			{ text: "Added the test too." },
+		],
+	},
 	"[[fails]]": { steps: [{ text: "Trying." }], result: { status: "ERROR", error: { message: "tests failed" } } },
 };
 for (const n of [1, 2, 3]) {
@@ -73,7 +92,7 @@ const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloudE
 
 describe("scripting", () => {
 	test(
-		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed",
+		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed; `show` prints the outcome and conversation",
 		async () => {
 			const home = homes.create(NO_RETRY);
 			// What a Pi start costs on this machine right now: Pi, our bundle and the SDK's static import, no request.
@@ -105,6 +124,14 @@ describe("scripting", () => {
 				expect(waited.stderr).toContain("Slow task done.");
 				expect(waited.stderr).toContain(`${REPO}/pull/9`);
 			});
+			// show, scripted: the outcome and the conversation, and Pi exits (a replayed stream does not hold it).
+			const shown = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud show ${agentId}`]);
+			withOutput(shown, () => {
+				expect(shown.code).toBe(0);
+				expect(shown.stderr).toContain(`Cursor Cloud agent ${agentId} finished`);
+				expect(shown.stderr).toContain("Conversation (1 run):");
+				expect(shown.stderr).toContain("Cursor: Working. Slow task done.");
+			});
 
 			const json = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "--mode", "json", "Doomed [[fails]]"]);
 			withOutput(json, () => expect(json.code).toBe(0));
@@ -121,7 +148,7 @@ describe("scripting", () => {
 			});
 			const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
 			expect(creates).toHaveLength(2);
-			const output = [detached, waited, json, failed].map((r) => r.stdout + r.stderr).join("\n");
+			const output = [detached, waited, shown, json, failed].map((r) => r.stdout + r.stderr).join("\n");
 			expect(leakedSecrets(output)).toEqual([]);
 		},
 		TIMEOUT_MS,
@@ -200,7 +227,7 @@ describe("background agents in a session", () => {
 	);
 
 	test(
-		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force) and send to a background agent",
+		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force), send to a background agent, and show its outcome and conversation",
 		async () => {
 			const home = homes.create(NO_RETRY);
 			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
@@ -243,6 +270,21 @@ describe("background agents in a session", () => {
 				});
 				const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
 				expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
+
+				// show: the latest outcome, then the conversation of both runs (what was asked, what Cursor answered).
+				const shown = await command(`/cursor-cloud show ${agentId}`, "Conversation (2 runs)");
+				expect(shown).toContain(`Cursor Cloud agent ${agentId} finished`);
+				const asked = shown.indexOf("You: Write the report [[files]]");
+				const answered = shown.indexOf("Cursor: Wrote the report.");
+				const followUp = shown.indexOf("You: Add a test as well [[more]]");
+				expect(asked).toBeGreaterThan(-1);
+				expect(answered).toBeGreaterThan(asked);
+				expect(followUp).toBeGreaterThan(answered);
+				expect(shown).toContain("[shell] npm test");
+				expect(shown.indexOf("Added the test too.")).toBeGreaterThan(followUp);
+				// The final answer is the conversation's last message, not repeated above it.
+				expect(shown.match(/Added the test too\./g)).toHaveLength(1);
+				expect(leakedSecrets(shown)).toEqual([]);
 				const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
 				expect(creates).toHaveLength(1);
 			} finally {

@@ -408,6 +408,10 @@ export class CloudFakeState {
 			const { cacheReadTokens = 0, cacheWriteTokens = 0, ...rest } = step.turnEnded;
 			return [update({ type: "turn-ended", usage: { ...rest, cacheReadTokens, cacheWriteTokens } })];
 		}
+		if ("userMessage" in step) {
+			const userMessage = { type: "user_message", session_id: run.agentId, text: run.prompt };
+			return [update({ type: "user-message-appended", userMessage })];
+		}
 		if ("interactionUpdate" in step) return [update(step.interactionUpdate)];
 		if ("status" in step) return [{ id, event: "status", data: { status: step.status } }];
 		if ("heartbeat" in step) return [{ event: "heartbeat", data: {} }];
