@@ -73,8 +73,8 @@ async function latestRun(deps: FleetCommandDeps, agentId: string): Promise<strin
 }
 
 /**
- * The conversation of the agent's latest runs that are over (a running one is named, not waited for); undefined when
- * its runs cannot be listed (`why`).
+ * The conversation of the agent's latest runs that are over (a running one is named, not waited for), or why its runs
+ * could not be listed.
  */
 async function agentConversation(
 	deps: FleetCommandDeps,

@@ -150,7 +150,7 @@ export interface CloudSdk {
 		apiKey: string,
 		options?: { signal?: AbortSignal; pollMs?: number },
 	): Promise<CloudRunState>;
-	/** `GET /v1/agents/:id/runs`. */
+	/** `GET /v1/agents/:id/runs` (its first page), oldest first. */
 	listRuns(agentId: string, apiKey: string): Promise<CloudRunState[]>;
 	/**
 	 * The conversation of a run that is over (`Agent.getRun(…).conversation()`: its stream replayed from the start).
@@ -252,7 +252,12 @@ export const cloudSdk: CloudSdk = {
 	},
 	listRuns: async (agentId, apiKey) => {
 		const page = await Agent.listRuns(agentId, { runtime: "cloud", apiKey });
-		return page.items.map(runState);
+		// Oldest first whatever order Cursor lists them in (runs without a creation time keep their place).
+		const at = (run: Run) => run.createdAt ?? Number.NaN;
+		const sorted = page.items.every((run) => Number.isFinite(at(run)))
+			? [...page.items].sort((a, b) => at(a) - at(b))
+			: page.items;
+		return sorted.map(runState);
 	},
 	runConversation: async (agentId, runId, apiKey) => {
 		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });
