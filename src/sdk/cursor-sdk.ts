@@ -19,6 +19,7 @@ import type {
 import { Agent, Cursor, createAgentPlatform, FileCredentialStore, getDefaultSdkStateRoot } from "@cursor/sdk";
 import { readEnvVar } from "../settings/env.ts";
 import { memoryAgentStore } from "./memory-store.ts";
+import { oldestFirst } from "./run-order.ts";
 
 export type {
 	AgentDefinition,
@@ -252,12 +253,7 @@ export const cloudSdk: CloudSdk = {
 	},
 	listRuns: async (agentId, apiKey) => {
 		const page = await Agent.listRuns(agentId, { runtime: "cloud", apiKey });
-		// Oldest first whatever order Cursor lists them in (runs without a creation time keep their place).
-		const at = (run: Run) => run.createdAt ?? Number.NaN;
-		const sorted = page.items.every((run) => Number.isFinite(at(run)))
-			? [...page.items].sort((a, b) => at(a) - at(b))
-			: page.items;
-		return sorted.map(runState);
+		return oldestFirst(page.items).map(runState);
 	},
 	runConversation: async (agentId, runId, apiKey) => {
 		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });

@@ -7,6 +7,7 @@ import {
 	type RunConversation,
 } from "../../src/fleet/conversation.ts";
 import type { CloudConversationEntry } from "../../src/sdk/cursor-sdk.ts";
+import { oldestFirst } from "../../src/sdk/run-order.ts";
 import { fc, nastyString, PropertyTarget } from "../support/property.ts";
 
 const KEY = "key_live_0123456789abcdef0123456789";
@@ -110,5 +111,19 @@ describe("the conversation of a cloud agent's runs", () => {
 			300,
 		);
 		target.report();
+	});
+});
+
+describe("the order of an agent's runs", () => {
+	test("oldest first whatever order Cursor lists them in; as listed when a run has no creation time", () => {
+		const runs = [
+			{ id: "c", createdAt: 30 },
+			{ id: "a", createdAt: 10 },
+			{ id: "b", createdAt: 20 },
+		];
+		expect(oldestFirst(runs).map((r) => r.id)).toEqual(["a", "b", "c"]);
+		expect(runs.map((r) => r.id)).toEqual(["c", "a", "b"]);
+		const partly = [{ id: "c", createdAt: 30 }, { id: "a" }, { id: "b", createdAt: Number.NaN }];
+		expect(oldestFirst(partly).map((r) => r.id)).toEqual(["c", "a", "b"]);
 	});
 });
