@@ -10,6 +10,7 @@ import type { CloudRunState, CloudSdk, ModelSelection } from "../sdk/cursor-sdk.
 import { scrubText } from "../sdk/errors.ts";
 import type { Notify } from "../ui/types.ts";
 import { artifactTarget, sizeText } from "./artifacts.ts";
+import { CONVERSATION_RUNS, conversationText, type RunConversation } from "./conversation.ts";
 import { type CloudFleet, FLEET_LOOKUP_MS, runEnd } from "./fleet.ts";
 import { type LaunchDeps, launchCloudAgent } from "./launch.ts";
 import { durationText, outcomeText } from "./outcomes.ts";
@@ -18,8 +19,8 @@ export const DEFAULT_WAIT_SECONDS = 2 * 60 * 60 + 5 * 60;
 
 export interface FleetCommandDeps extends LaunchDeps {
 	readonly sdk: LaunchDeps["sdk"] &
-		Pick<CloudSdk, "getRun" | "listRuns" | "resumeAgent" | "listArtifacts" | "downloadArtifact">;
-	readonly fleet: LaunchDeps["fleet"] & Pick<CloudFleet, "collect" | "inFlight" | "activeRunOf">;
+		Pick<CloudSdk, "getRun" | "listRuns" | "resumeAgent" | "listArtifacts" | "downloadArtifact" | "runConversation">;
+	readonly fleet: LaunchDeps["fleet"] & Pick<CloudFleet, "collect" | "inFlight" | "activeRunOf" | "runOf">;
 	readonly journal: Pick<CloudJournal, "read" | "record">;
 	readonly cwd: string;
 	readonly apiKey: string;
@@ -71,6 +72,42 @@ async function latestRun(deps: FleetCommandDeps, agentId: string): Promise<strin
 	}
 }
 
+/**
+ * The conversation of the agent's latest runs that are over (a running one is named, not waited for), or why its runs
+ * could not be listed.
+ */
+async function agentConversation(
+	deps: FleetCommandDeps,
+	agentId: string,
+): Promise<RunConversation[] | { why: string }> {
+	const why = (error: unknown) => scrubText(error instanceof Error ? error.message : String(error), [deps.apiKey]);
+	let runs: CloudRunState[];
+	try {
+		runs = await bounded(deps.sdk.listRuns(agentId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
+	} catch (error) {
+		return { why: why(error) };
+	}
+	const shown: RunConversation[] = [];
+	for (const run of runs.slice(-CONVERSATION_RUNS)) {
+		if (run.status === "running") {
+			shown.push({ runId: run.id, status: run.status, missing: `still running: /cursor-cloud follow ${agentId}` });
+			continue;
+		}
+		try {
+			const entries = await bounded(
+				deps.sdk.runConversation(agentId, run.id, deps.apiKey),
+				FLEET_LOOKUP_MS,
+				"no conversation",
+			);
+			shown.push({ runId: run.id, status: run.status, entries });
+		} catch (error) {
+			shown.push({ runId: run.id, status: run.status, missing: `its conversation could not be read: ${why(error)}` });
+		}
+	}
+	return shown;
+}
+
+/** `/cursor-cloud show <bc-id>`: the latest run's state or outcome, then the conversation of the agent's runs. */
 export async function showCommand(deps: FleetCommandDeps, agentId: string): Promise<boolean> {
 	const runId = await latestRun(deps, agentId);
 	if (typeof runId !== "string") {
@@ -85,12 +122,21 @@ export async function showCommand(deps: FleetCommandDeps, agentId: string): Prom
 		return false;
 	}
 	const end = runEnd(state);
-	deps.report(
-		end
-			? outcomeText(agentId, end)
-			: `Cursor Cloud agent ${agentId} is still running (run ${runId}). /cursor-cloud wait ${agentId} waits for it.`,
-		"info",
-	);
+	const conversation = await agentConversation(deps, agentId);
+	const known = deps.fleet.runOf(agentId);
+	const task = known?.runId === runId ? known.task : undefined;
+	// The final answer is the conversation's last message: not repeated when the conversation has it.
+	const latest = "why" in conversation ? undefined : conversation.find((run) => run.runId === runId);
+	const answered = latest?.entries?.some((entry) => entry.kind === "assistant") === true;
+	const asked = latest?.entries?.some((entry) => entry.kind === "user") === true;
+	const outcome = end
+		? outcomeText(agentId, answered ? { ...end, result: undefined } : end, asked ? undefined : task)
+		: `Cursor Cloud agent ${agentId} is still running (run ${runId}). /cursor-cloud follow ${agentId} streams it; /cursor-cloud wait ${agentId} waits for it.`;
+	const story =
+		"why" in conversation
+			? `Conversation: the runs of ${agentId} could not be listed (${conversation.why}).`
+			: conversationText(conversation, [deps.apiKey]);
+	deps.report(`${outcome}\n\n${story}`, "info");
 	return true;
 }
 

@@ -5,6 +5,7 @@ import type {
 	AgentDefinition,
 	AgentOptions,
 	CloudAgentOptions,
+	ConversationTurn,
 	CursorAgentPlatform,
 	ListResult,
 	Run,
@@ -18,6 +19,7 @@ import type {
 import { Agent, Cursor, createAgentPlatform, FileCredentialStore, getDefaultSdkStateRoot } from "@cursor/sdk";
 import { readEnvVar } from "../settings/env.ts";
 import { memoryAgentStore } from "./memory-store.ts";
+import { oldestFirst } from "./run-order.ts";
 
 export type {
 	AgentDefinition,
@@ -116,6 +118,13 @@ export interface CloudRunState {
 	usage?: Run["usage"];
 }
 
+/** One entry of a cloud run's conversation (`run.conversation()`), text as Cursor sent it. */
+export type CloudConversationEntry =
+	| { kind: "user" | "assistant" | "thinking"; text: string }
+	/** `detail`: the call's command, path or pattern, when it has one. */
+	| { kind: "tool"; name: string; detail?: string }
+	| { kind: "shell"; command: string; exitCode?: number };
+
 /**
  * Cursor Cloud agents (`bc-<uuid>` ids, REST + SSE; docs/fake-cursor-backend-protocol.md §4.1). `send`, `stream`,
  * `cancel` and `wait` are the returned agent's and run's own methods: the first `send` posts `POST /v1/agents` with
@@ -142,8 +151,13 @@ export interface CloudSdk {
 		apiKey: string,
 		options?: { signal?: AbortSignal; pollMs?: number },
 	): Promise<CloudRunState>;
-	/** `GET /v1/agents/:id/runs`. */
+	/** `GET /v1/agents/:id/runs` (its first page), oldest first. */
 	listRuns(agentId: string, apiKey: string): Promise<CloudRunState[]>;
+	/**
+	 * The conversation of a run that is over (`Agent.getRun(…).conversation()`: its stream replayed from the start).
+	 * Only for a run that ended: a running run's stream stays open until the run ends, and keeps Pi from exiting.
+	 */
+	runConversation(agentId: string, runId: string, apiKey: string): Promise<CloudConversationEntry[]>;
 	/** `POST /v1/agents/:id/runs/:runId/cancel`. */
 	cancelRun(agentId: string, runId: string, apiKey: string): Promise<void>;
 	/** `GET /v1/agents/:id/artifacts`. */
@@ -239,7 +253,11 @@ export const cloudSdk: CloudSdk = {
 	},
 	listRuns: async (agentId, apiKey) => {
 		const page = await Agent.listRuns(agentId, { runtime: "cloud", apiKey });
-		return page.items.map(runState);
+		return oldestFirst(page.items).map(runState);
+	},
+	runConversation: async (agentId, runId, apiKey) => {
+		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });
+		return conversationEntries(await run.conversation());
 	},
 	cancelRun: (agentId, runId, apiKey) => Agent.cancelRun(runId, { runtime: "cloud", agentId, apiKey }),
 	listArtifacts: async (agentId, apiKey) => {
@@ -262,6 +280,42 @@ export const cloudSdk: CloudSdk = {
 	archiveAgent: (agentId, apiKey) => Agent.archive(agentId, { apiKey }),
 	deleteAgent: (agentId, apiKey) => Agent.delete(agentId, { apiKey }),
 };
+
+const TOOL_DETAIL_KEYS = ["command", "path", "pattern", "globPattern", "query", "url"];
+
+function toolEntry(call: unknown): CloudConversationEntry {
+	const { type, args } = (call ?? {}) as { type?: unknown; args?: Record<string, unknown> };
+	const detail = TOOL_DETAIL_KEYS.map((key) => args?.[key]).find((value) => typeof value === "string");
+	return {
+		kind: "tool",
+		name: typeof type === "string" ? type : "tool",
+		...(detail ? { detail: detail as string } : {}),
+	};
+}
+
+function conversationEntries(turns: readonly ConversationTurn[]): CloudConversationEntry[] {
+	const entries: CloudConversationEntry[] = [];
+	for (const turn of turns) {
+		if (turn.type === "shellConversationTurn") {
+			const { shellCommand, shellOutput } = turn.turn;
+			if (shellCommand) {
+				entries.push({
+					kind: "shell",
+					command: shellCommand.command,
+					...(shellOutput ? { exitCode: shellOutput.exitCode } : {}),
+				});
+			}
+			continue;
+		}
+		if (turn.turn.userMessage) entries.push({ kind: "user", text: turn.turn.userMessage.text });
+		for (const step of turn.turn.steps) {
+			if (step.type === "assistantMessage") entries.push({ kind: "assistant", text: step.message.text });
+			else if (step.type === "thinkingMessage") entries.push({ kind: "thinking", text: step.message.text });
+			else entries.push(toolEntry(step.message));
+		}
+	}
+	return entries;
+}
 
 function runState(
 	run: Pick<Run, "id" | "git" | "result" | "error" | "durationMs" | "usage"> & {

@@ -1,12 +1,21 @@
 // Background Cursor Cloud agents: `/cursor-cloud launch` (several at once, the footer count, each outcome once),
 // `/cursor-cloud list | show | wait | cancel`, and scripting with `--cursor-cloud-detach` + `/cursor-cloud wait`. The
 // real `pi` CLI on the built bundle, the real @cursor/sdk against the cloud fake.
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CloudFake, cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts";
+import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
-import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import {
+	HomeRegistry,
+	jsonLines,
+	leakedSecrets,
+	NO_RETRY,
+	startTurnBackend,
+	TEST_KEY,
+	withOutput,
+} from "../support/pi-turn.ts";
 import { notifications, startRpcPi, statuses } from "../support/rpc.ts";
 import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
 
@@ -22,11 +31,30 @@ const SCENARIOS: Record<string, Scenario> = {
 		result: { git: { branches: [pr(9)] } },
 	},
 	"[[files]]": {
-		steps: [{ text: "Wrote the report." }],
+		steps: [{ userMessage: true }, { text: "Wrote the report." }],
 		result: { git: { branches: [pr(5)] }, artifacts: [{ path: "reports/summary.md", content: "# Summary\n" }] },
 	},
 	"[[delegated]]": { steps: [{ text: "Delegated fix done." }], result: { git: { branches: [pr(4)] } } },
-	"[[more]]": { steps: [{ text: "Added the test too." }] },
+	"[[more]]": {
+		steps: [
+			{ userMessage: true },
+			{ text: "Running the tests. " },
+			{
+				tool: {
+					callId: "c1",
+					toolCall: {
+						type: "shell",
+						args: { command: "npm test" },
+						result: {
+							status: "success",
+							value: { exitCode: 0, signal: "", stdout: "42 passing\n", stderr: "", executionTime: 5 },
+						},
+					},
+				},
+			},
+			{ text: "Added the test too." },
+		],
+	},
 	"[[fails]]": { steps: [{ text: "Trying." }], result: { status: "ERROR", error: { message: "tests failed" } } },
 };
 for (const n of [1, 2, 3]) {
@@ -38,6 +66,17 @@ for (const n of [1, 2, 3]) {
 }
 
 const cloud = cloudFakeForFile(SCENARIOS);
+// The local fake answers the session's local turns: the cloud fake forwards to it what is not a cloud route (the SDK
+// reaches both through one CURSOR_BACKEND_URL).
+let local: FakeBackend | undefined;
+beforeAll(async () => {
+	local = await startTurnBackend({
+		scenarioMap: { "[[local]]": [{ text: "Local answer: 4." }, { turnEnded: { inputTokens: 5, outputTokens: 2 } }] },
+	});
+}, 30_000);
+afterAll(async () => {
+	await local?.stop();
+});
 const homes = new HomeRegistry();
 const CLOUD_ARGS = [
 	"--model",
@@ -53,9 +92,14 @@ const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloudE
 
 describe("scripting", () => {
 	test(
-		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed",
+		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed; `show` prints the outcome and conversation",
 		async () => {
 			const home = homes.create(NO_RETRY);
+			// What a Pi start costs on this machine right now: Pi, our bundle and the SDK's static import, no request.
+			const bare = Date.now();
+			withOutput(await piIn(home, ["--list-models", "cursor"]), () => undefined);
+			const baseline = Date.now() - bare;
+			expect(await cloud.fake.requests()).toEqual([]);
 			const started = Date.now();
 			const detached = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "-p", "Slow task [[slow]]"]);
 			const elapsed = Date.now() - started;
@@ -68,14 +112,25 @@ describe("scripting", () => {
 			expect(agents.map((a) => a.id)).toEqual([agentId as string]);
 			// Pi was gone before the run ended: it goes on on the fake's clock.
 			expect(agents[0]?.runs.map((r) => [r.id, r.status])).toEqual([[runId as string, "RUNNING"]]);
-			console.log(`--cursor-cloud-detach returned in ${elapsed} ms`);
-			expect(elapsed).toBeLessThan(8000);
+			console.log(`--cursor-cloud-detach returned in ${elapsed} ms (a bare Pi start: ${baseline} ms)`);
+			// Under 3 s, as the issue asks (~1.7 s on 2 shared cores at load 5: Pi's start is ~1.3 s of it, the create,
+			// journal and exit the rest). When the machine is so loaded that a Pi start that does nothing takes over
+			// 1.5 s (the whole suite runs 4 files × 3 Pis on 2 cores), the bound scales with it: at most twice that start.
+			expect(elapsed).toBeLessThan(Math.max(3000, 2 * baseline));
 
 			const waited = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud wait ${agentId}`]);
 			withOutput(waited, () => {
 				expect(waited.code).toBe(0);
 				expect(waited.stderr).toContain("Slow task done.");
 				expect(waited.stderr).toContain(`${REPO}/pull/9`);
+			});
+			// show, scripted: the outcome and the conversation, and Pi exits (a replayed stream does not hold it).
+			const shown = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud show ${agentId}`]);
+			withOutput(shown, () => {
+				expect(shown.code).toBe(0);
+				expect(shown.stderr).toContain(`Cursor Cloud agent ${agentId} finished`);
+				expect(shown.stderr).toContain("Conversation (1 run):");
+				expect(shown.stderr).toContain("Cursor: Working. Slow task done.");
 			});
 
 			const json = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "--mode", "json", "Doomed [[fails]]"]);
@@ -93,7 +148,7 @@ describe("scripting", () => {
 			});
 			const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
 			expect(creates).toHaveLength(2);
-			const output = [detached, waited, json, failed].map((r) => r.stdout + r.stderr).join("\n");
+			const output = [detached, waited, shown, json, failed].map((r) => r.stdout + r.stderr).join("\n");
 			expect(leakedSecrets(output)).toEqual([]);
 		},
 		TIMEOUT_MS,
@@ -102,10 +157,13 @@ describe("scripting", () => {
 
 describe("background agents in a session", () => {
 	test(
-		"three launches run at once; the footer counts them down; each outcome lands once; list shows them finished with branch and pull request; cancel stops one",
+		"three launches run at once while a local turn is answered; the footer counts them down; each outcome lands once; list shows them finished with branch and pull request; cancel stops one",
 		async () => {
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			await cloud.fake.forwardTo((local as FakeBackend).url);
+			// The session's own turns run locally; the launches go to Cursor Cloud all the same.
+			const localArgs = CLOUD_ARGS.map((arg) => (arg === "cloud" ? "local" : arg));
+			const rpc = startRpcPi(localArgs, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
 			try {
 				for (const n of [1, 2, 3]) {
 					const from = rpc.mark();
@@ -115,6 +173,14 @@ describe("background agents in a session", () => {
 				const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
 				expect(running).toHaveLength(3);
 				await rpc.waitFor(() => statuses(rpc.records, "cursor-cloud-fleet").includes("☁ 3 cloud runs"));
+				// Meanwhile, a local turn in the same session is answered (the three wait at the gate until after it).
+				const turn = rpc.mark();
+				await rpc.prompt("What is 2 + 2? [[local]]");
+				const answered = await rpc.waitFor((r) => r.type === "agent_end", { from: turn, timeoutMs: 60_000 });
+				expect(JSON.stringify(answered)).toContain("Local answer: 4.");
+				expect((await local?.runs())?.filter((r) => r.userText?.includes("[[local]]"))).toHaveLength(1);
+				const stillRunning = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+				expect(stillRunning).toHaveLength(3);
 				await cloud.fake.openGate("tasks");
 				const cards = () =>
 					rpc.records.filter(
@@ -161,7 +227,7 @@ describe("background agents in a session", () => {
 	);
 
 	test(
-		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force) and send to a background agent",
+		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force), send to a background agent, and show its outcome and conversation",
 		async () => {
 			const home = homes.create(NO_RETRY);
 			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
@@ -204,6 +270,21 @@ describe("background agents in a session", () => {
 				});
 				const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
 				expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
+
+				// show: the latest outcome, then the conversation of both runs (what was asked, what Cursor answered).
+				const shown = await command(`/cursor-cloud show ${agentId}`, "Conversation (2 runs)");
+				expect(shown).toContain(`Cursor Cloud agent ${agentId} finished`);
+				const asked = shown.indexOf("You: Write the report [[files]]");
+				const answered = shown.indexOf("Cursor: Wrote the report.");
+				const followUp = shown.indexOf("You: Add a test as well [[more]]");
+				expect(asked).toBeGreaterThan(-1);
+				expect(answered).toBeGreaterThan(asked);
+				expect(followUp).toBeGreaterThan(answered);
+				expect(shown).toContain("[shell] npm test");
+				expect(shown.indexOf("Added the test too.")).toBeGreaterThan(followUp);
+				// The final answer is the conversation's last message, not repeated above it.
+				expect(shown.match(/Added the test too\./g)).toHaveLength(1);
+				expect(leakedSecrets(shown)).toEqual([]);
 				const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
 				expect(creates).toHaveLength(1);
 			} finally {

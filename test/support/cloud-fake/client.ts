@@ -30,6 +30,11 @@ export interface CloudFake {
 	setFaults(faults: Partial<Record<CloudRoute, Fault>>): Promise<void>;
 	/** Only these raw API keys are accepted by the REST routes (null: any). */
 	setApiKeys(apiKeys: string[] | null): Promise<void>;
+	/**
+	 * Sends what is not a cloud route (key exchange, models, Connect RPCs, RunSSE) on to `url` (the local fake; null:
+	 * answered here): with CURSOR_BACKEND_URL at the cloud fake, one Pi session has local turns and cloud agents.
+	 */
+	forwardTo(url: string | null): Promise<void>;
 	/** Opens a scenario's `{ gate: name }` step: the runs waiting there go on. */
 	openGate(name: string): Promise<void>;
 	/** Agents that exist on the "server" without a run of ours. */
@@ -62,6 +67,9 @@ export async function startCloudFake(): Promise<CloudFake> {
 		},
 		setApiKeys: async (apiKeys) => {
 			await control("PUT", "api-keys", { apiKeys });
+		},
+		forwardTo: async (url) => {
+			await control("PUT", "forward", { url });
 		},
 		openGate: async (name) => {
 			await control("POST", "gates", { name });

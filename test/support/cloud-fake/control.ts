@@ -34,6 +34,7 @@ export interface AgentSeed {
  * - PUT  /__fake/default-scenario       ScenarioInput
  * - PUT  /__fake/faults                 { [route]: Fault } → replaces the faults
  * - PUT  /__fake/api-keys               { apiKeys: string[] | null } → only these raw keys are accepted
+ * - PUT  /__fake/forward              { url: string | null } → what is not a cloud route goes there (the local fake)
  * - POST /__fake/agents                 AgentSeed[] → agents that exist without a run of ours
  * - POST /__fake/gates                  { name } → opens a scenario's `gate` step
  * - GET  /__fake/requests               → RequestLogEntry[]
@@ -64,6 +65,12 @@ export function controlReply(state: CloudFakeState, method: string, pathname: st
 			case "PUT /api-keys":
 				state.apiKeys = (parse(text) as { apiKeys: string[] | null }).apiKeys;
 				return { status: 200, body: {} };
+			case "PUT /forward": {
+				const url = (parse(text) as { url: string | null }).url;
+				if (url !== null && !/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) throw new Error(`not a loopback URL: ${url}`);
+				state.forwardUrl = url;
+				return { status: 200, body: {} };
+			}
 			case "POST /agents":
 				for (const seed of parse(text) as AgentSeed[]) seedAgent(state, seed);
 				return { status: 200, body: { agents: state.agents.size } };

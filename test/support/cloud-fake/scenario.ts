@@ -29,6 +29,8 @@ export type Step =
 	/** Only the start of a tool call (it never completes). */
 	| { toolStarted: { callId: string; toolCall: ToolCallJson } }
 	| { turnEnded: UsageSpec }
+	/** The `user-message-appended` update of the run's prompt (what gives `run.conversation()` its user message). */
+	| { userMessage: true }
 	/** Any interaction update, as it is (e.g. an invalid one the SDK drops). */
 	| { interactionUpdate: Record<string, unknown> }
 	| { status: string }

@@ -2,7 +2,7 @@
 // @cursor/sdk 1.0.32 uses them (docs: fake-cursor-backend-protocol.md §4.1), plus the /__fake/ control API.
 
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cut, header, readBody } from "../fake-backend/server.ts";
 import { CONTROL_PREFIX, controlReply } from "./control.ts";
@@ -292,15 +292,64 @@ function serveStream(state: CloudFakeState, req: IncomingMessage, res: ServerRes
 	pump();
 }
 
+/** What the local fake answers when the cloud fake forwards (everything but the cloud REST routes and the stream). */
+const LOCAL_ROUTES: ReadonlySet<CloudRoute> = new Set(["exchange", "rpc", "models", "unknown"]);
+const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "content-length", "host"];
+
+/** Sends the request on to `base` and streams its answer back as it comes (a local RunSSE streams for minutes). */
+function forward(
+	state: CloudFakeState,
+	req: IncomingMessage,
+	res: ServerResponse,
+	body: Uint8Array,
+	base: string,
+	entry: { status?: number },
+): void {
+	const target = new URL(req.url ?? "/", base);
+	const headers: OutgoingHttpHeaders = { ...req.headers, "content-length": body.length };
+	for (const name of HOP_BY_HOP.slice(0, 3)) delete headers[name];
+	delete headers.host;
+	const upstream = request(target, { method: req.method ?? "GET", headers, agent: false }, (answer) => {
+		entry.status = answer.statusCode;
+		const back: OutgoingHttpHeaders = { ...answer.headers };
+		for (const name of HOP_BY_HOP) delete back[name];
+		res.writeHead(answer.statusCode ?? 502, back);
+		res.flushHeaders();
+		answer.on("data", (chunk: Buffer) => res.write(chunk));
+		answer.on("end", () => res.end());
+		answer.on("error", () => cut(res));
+	});
+	const abort = () => {
+		upstream.destroy();
+		cut(res);
+	};
+	state.openResponses.add(abort);
+	upstream.on("error", () =>
+		res.headersSent ? cut(res) : writeReply(res, { status: 502, body: errorBody("internal", "forward failed") }),
+	);
+	res.on("close", () => {
+		state.openResponses.delete(abort);
+		if (!res.writableFinished) upstream.destroy();
+	});
+	upstream.end(body);
+}
+
 async function handle(state: CloudFakeState, req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const method = req.method ?? "GET";
 	const url = new URL(req.url ?? "/", "http://127.0.0.1");
-	const text = new TextDecoder().decode(await readBody(req));
+	const bytes = await readBody(req);
+	const text = new TextDecoder().decode(bytes);
 	if (url.pathname.startsWith(CONTROL_PREFIX)) {
 		writeReply(res, controlReply(state, method, url.pathname, text));
 		return;
 	}
 	const { route, ...ids } = routeOf(method, url.pathname);
+	if (state.forwardUrl && LOCAL_ROUTES.has(route)) {
+		const entry = { seq: state.nextSeq(), at: Date.now(), method, path: url.pathname, query: url.search, route };
+		state.requestLog.push({ ...entry, bearer: null, forwarded: true });
+		forward(state, req, res, bytes, state.forwardUrl, state.requestLog.at(-1) as { status?: number });
+		return;
+	}
 	const authorization = header(req, "authorization");
 	const bearer = authorization ? (/^Bearer\s+(.*)$/i.exec(authorization)?.[1] ?? authorization) : null;
 	const body = route === "rpc" ? undefined : parseJson(text);

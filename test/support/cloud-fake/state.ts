@@ -63,6 +63,8 @@ export interface RequestLogEntry {
 	idempotencyKey?: string;
 	body?: unknown;
 	status?: number;
+	/** Sent on to the local fake (see `forwardUrl`). */
+	forwarded?: true;
 }
 
 export interface SseEvent {
@@ -127,6 +129,11 @@ export class CloudFakeState {
 	faults: Partial<Record<CloudRoute, Fault>> = {};
 	/** When set, only these raw API keys are accepted (others get 401). */
 	apiKeys: string[] | null = null;
+	/**
+	 * Where what the cloud fake does not own goes (null: it answers itself). Set to the local fake's URL, one
+	 * CURSOR_BACKEND_URL serves a session's local turns (key exchange, models, Connect RPCs) and its cloud agents.
+	 */
+	forwardUrl: string | null = null;
 	queue: Scenario[] = [];
 	scenarioMap: Record<string, Scenario> = {};
 	defaultScenario: Scenario = DEFAULT_SCENARIO;
@@ -241,6 +248,7 @@ export class CloudFakeState {
 		this.requestLog = [];
 		this.faults = {};
 		this.apiKeys = null;
+		this.forwardUrl = null;
 		this.queue = [];
 		this.scenarioMap = {};
 		this.defaultScenario = DEFAULT_SCENARIO;
@@ -399,6 +407,10 @@ export class CloudFakeState {
 		if ("turnEnded" in step) {
 			const { cacheReadTokens = 0, cacheWriteTokens = 0, ...rest } = step.turnEnded;
 			return [update({ type: "turn-ended", usage: { ...rest, cacheReadTokens, cacheWriteTokens } })];
+		}
+		if ("userMessage" in step) {
+			const userMessage = { type: "user_message", session_id: run.agentId, text: run.prompt };
+			return [update({ type: "user-message-appended", userMessage })];
 		}
 		if ("interactionUpdate" in step) return [update(step.interactionUpdate)];
 		if ("status" in step) return [{ id, event: "status", data: { status: step.status } }];
