@@ -2,9 +2,11 @@
 // records its Cursor agent), Pi B opens the same session (`-c`), then A starts a turn Cursor keeps open and B prompts.
 // While A lives, B says once and plainly that the agent is busy in another Pi process (no raw SDK text, no automatic
 // retry, nothing sent); after A crashed (SIGKILL) with its run still marked active, B expires that run and goes on
-// with the same Cursor agent.
+// with the same Cursor agent. And a Pi started after a crash (`pi -c`, the crashed turn's prompt last on the branch)
+// goes on with the same agent too, sending the interrupted prompt once with the new one.
 import { expect } from "bun:test";
 import { AGENT_BUSY_ELSEWHERE } from "../../src/sdk/errors.ts";
+import { INTERRUPTED_TURN_RECOVERED } from "../../src/session/pool.ts";
 import type { TempHome } from "../support/pi.ts";
 import { turnSuite } from "../support/pi-turn.ts";
 import { notifications, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
@@ -105,5 +107,50 @@ suite.test("after the other Pi crashed mid-turn, this Pi goes on with the same C
 		await Promise.all([a.kill(), b.kill()]);
 	}
 });
+
+suite.test(
+	"a Pi reopened after a crash mid-turn goes on with the same Cursor agent; the interrupted prompt is sent once",
+	async () => {
+		const home = suite.home();
+		await suite.backend.setScenarioMap({
+			"[[reopen:long]]": [{ text: "working on it" }, { hang: true }],
+			// Longer, so it wins when the interrupted prompt comes again with the new one: an ordinary answer.
+			"[[reopen:after-crash]]": [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }],
+		});
+		const a = startRpcPi(MODEL, { home, env: suite.env(), processGroup: true });
+		let c: RpcPi | undefined;
+		try {
+			await a.ready();
+			const from = a.mark();
+			expect((await a.send({ type: "prompt", message: "[[reopen:first]] hello" })).response.success).toBe(true);
+			await a.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
+			await startLongTurn(a, "reopen");
+			await a.killGroup(); // a crash: Pi had saved the prompt; the run stays marked active in the session's store
+			const [first, crashed] = await runsOf("reopen");
+			expect(crashed?.userText).toContain("[[reopen:long]] work");
+
+			c = startRpcPi([...MODEL, "-c"], { home, env: suite.env() });
+			await c.ready();
+			const records = await prompt(c, "[[reopen:after-crash]] where were we");
+			const assistants = assistantsOf(records);
+			expect(assistants.map((m) => m.stopReason)).toEqual(["stop"]);
+			expect(JSON.stringify(assistants)).toContain("reply to:");
+			// Told once; the run the crash left active was expired (without it, the send would fail "already has active run").
+			expect(notifications(records).map((n) => n.message)).toEqual([INTERRUPTED_TURN_RECOVERED]);
+			// The same Cursor conversation, continued incrementally: no history again, no new agent. The crashed run never
+			// reached Cursor's conversation (no checkpoint), so its prompt goes once, before the new one.
+			const after = (await runsOf("reopen")).slice(2);
+			expect(after).toHaveLength(1);
+			expect(after[0]?.conversationId).toBe(first?.conversationId);
+			const text = after[0]?.userText ?? "";
+			expect(text).not.toContain("<pi_instructions>"); // not a bootstrap: the first turn is not sent again
+			expect(text).not.toContain("[[reopen:first]]");
+			expect(text.split("[[reopen:long]] work")).toHaveLength(2);
+			expect(text.indexOf("[[reopen:long]] work")).toBeLessThan(text.indexOf("[[reopen:after-crash]]"));
+		} finally {
+			await Promise.all([a.kill(), c?.kill()]);
+		}
+	},
+);
 
 suite.nothingLeftBehind();
