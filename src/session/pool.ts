@@ -10,15 +10,10 @@ import type { AgentLease, TurnSetup } from "../turn/types.ts";
 import { TurnEnded, type TurnWatch } from "../turn/watch.ts";
 import { heldByAnotherLivePi } from "./cleanup.ts";
 import { ConversationFingerprints } from "./fingerprint.ts";
-import { mayResume, RESUME_ENTRY_TYPE, type ResumeHandle } from "./resume.ts";
+import { RESUME_ENTRY_TYPE, type ResumeHandle } from "./resume.ts";
 import { type ConversationCoverage, coverageOf, planSessionSend } from "./send-plan.ts";
+import { INTERRUPTED_TURN_RECOVERED, interruptedTurnRecoverable, STALE_RUN_EXPIRED } from "./stale-run.ts";
 import { persistentStore, removeStore, type StoreLocation, temporaryStore } from "./stores.ts";
-
-const STALE_RUN_EXPIRED =
-	"A Pi process that ended without finishing its Cursor turn left this session's Cursor agent marked busy; that turn was closed and the conversation goes on with the same agent.";
-/** Told once when a reopened session continues the agent of a turn its previous Pi process did not finish. */
-export const INTERRUPTED_TURN_RECOVERED =
-	"The previous Pi process ended in the middle of a Cursor turn, before Cursor recorded any of it. That turn was closed and this session goes on with the same Cursor agent; the interrupted message is sent along with this one.";
 
 /** How long a new turn waits for the previous run (e.g. one still cancelling) before replacing the agent. */
 const BUSY_WAIT_MS = 30_000;
@@ -232,7 +227,7 @@ export class SessionAgentPool {
 		if (handle.storeDir !== this.scope.storeDir) return undefined;
 		try {
 			const store = await watch.race(this.storeFor(request.cwd).open);
-			if (interrupted && !(await this.interruptedTurnRecoverable(store, handle, watch))) return undefined;
+			if (interrupted && !(await interruptedTurnRecoverable(this.sdk, store, handle, watch))) return undefined;
 			const agent = await watch.race(
 				this.sdk.resumeAgent(store, handle.agentId, this.agentOptions(request)),
 				closeAgent,
@@ -251,24 +246,6 @@ export class SessionAgentPool {
 				`Could not resume the previous Cursor conversation (${reason}); sending the full context to a new Cursor agent.`,
 			);
 			return undefined;
-		}
-	}
-
-	/**
-	 * A branch whose handle is followed by a turn the previous Pi process never finished: whether the handle's agent
-	 * may go on (see `mayResume`). When the store cannot tell, no: a new agent gets the whole conversation.
-	 */
-	private async interruptedTurnRecoverable(
-		store: AgentStore,
-		handle: ResumeHandle,
-		watch: TurnWatch,
-	): Promise<boolean> {
-		try {
-			const run = await watch.race(this.sdk.agentRunState(store, handle.agentId));
-			return mayResume({ handle, interrupted: true }, run, heldByAnotherLivePi(handle.storeDir));
-		} catch (error) {
-			if (error instanceof TurnEnded) throw error;
-			return false;
 		}
 	}
 

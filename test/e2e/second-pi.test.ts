@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { expect } from "bun:test";
 import { Glob } from "bun";
 import { AGENT_BUSY_ELSEWHERE } from "../../src/sdk/errors.ts";
-import { INTERRUPTED_TURN_RECOVERED } from "../../src/session/pool.ts";
+import { INTERRUPTED_TURN_RECOVERED } from "../../src/session/stale-run.ts";
 import type { TempHome } from "../support/pi.ts";
 import { turnSuite } from "../support/pi-turn.ts";
 import { notifications, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
