@@ -32,7 +32,7 @@ import {
 import { SdkSockets } from "./sdk/sdk-sockets.ts";
 import { restoreLostModel } from "./session/lost-model.ts";
 import { SessionAgentPool } from "./session/pool.ts";
-import { sessionResumeHandle } from "./session/resume.ts";
+import { sessionResume } from "./session/resume.ts";
 import { SessionStoreScope } from "./session/store-scope.ts";
 import { SessionTurnEntry } from "./session/turn-entry.ts";
 import { CursorSdkConfigFile, userConfigPath } from "./settings/config-file.ts";
@@ -235,7 +235,7 @@ export class CursorExtension {
 				this.storeRootChoice(),
 				() => this.sdk.defaultStateRoot(ctx.cwd),
 			),
-			resume: sessionResumeHandle(sessionManager, readEnvVar(this.env, "localResume")),
+			...sessionResume(sessionManager, readEnvVar(this.env, "localResume")),
 		});
 		this.prewarm.request(ctx);
 	}

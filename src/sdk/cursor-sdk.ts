@@ -91,7 +91,19 @@ export interface CursorSdk {
 	 * SDK keeps while anyone holds it. The network calls take no abort signal.
 	 */
 	prewarm(store: AgentStore, options: AgentOptions): Promise<() => Promise<void>>;
+	/**
+	 * What `store` records about the agent's latest run (its run store: the agent's `activeRunId`, that run's status
+	 * and checkpoints); undefined when the store does not hold the agent.
+	 */
+	agentRunState(store: AgentStore, agentId: string): Promise<AgentRunState | undefined>;
 }
+
+/**
+ * An agent's latest run as its store records it: `active` while a run is marked unfinished (a process that ended
+ * mid-run leaves it so; the next send needs `local.force`), with whether the agent's conversation checkpoint (what
+ * the next run sends to Cursor as the conversation) moved since that run started; `idle` otherwise.
+ */
+export type AgentRunState = { kind: "idle" } | { kind: "active"; conversationAdvanced: boolean };
 
 /**
  * What a cloud agent is created or resumed with. Nothing the SDK rejects for cloud (`tools`, `disallowedTools`,
@@ -353,6 +365,27 @@ async function checkpointMaxTokens(store: AgentStore, agentId: string): Promise<
 	return typeof max === "number" && max > 0 ? max : undefined;
 }
 
+const TERMINAL_RUN = new Set(["finished", "error", "cancelled", "expired"]);
+
+/** A checkpoint reference compared by its blob (the SDK's records carry `{ blobId, storeKind }`). */
+function checkpointKey(ref: { blobId?: unknown } | null | undefined): string {
+	return ref ? String(ref.blobId) : "";
+}
+
+async function agentRunState(store: AgentStore, agentId: string): Promise<AgentRunState | undefined> {
+	const runs = platformOf(store).store;
+	const agent = await runs.getAgent(agentId);
+	if (!agent) return undefined;
+	const run = agent.activeRunId ? await runs.getRun(agentId, agent.activeRunId) : null;
+	if (!run || TERMINAL_RUN.has(String(run.status).toLowerCase())) return { kind: "idle" };
+	const start = checkpointKey(run.startCheckpointRef);
+	return {
+		kind: "active",
+		conversationAdvanced:
+			checkpointKey(run.latestCheckpointRef) !== start || checkpointKey(agent.latestCheckpointRef) !== start,
+	};
+}
+
 export const cursorSdk: CursorSdk = {
 	listModels: (apiKey) => Cursor.models.list({ apiKey }),
 	openStore: async (dir, cwd) =>
@@ -367,4 +400,5 @@ export const cursorSdk: CursorSdk = {
 	getUsage: (agentId, apiKey) => Agent.getUsage(agentId, { apiKey }),
 	checkpointMaxTokens,
 	prewarm: (store, options) => platformOf(store).prewarmLocalWorkspace(options),
+	agentRunState,
 };

@@ -12,6 +12,7 @@ import { heldByAnotherLivePi } from "./cleanup.ts";
 import { ConversationFingerprints } from "./fingerprint.ts";
 import { RESUME_ENTRY_TYPE, type ResumeHandle } from "./resume.ts";
 import { type ConversationCoverage, coverageOf, planSessionSend } from "./send-plan.ts";
+import { INTERRUPTED_TURN_RECOVERED, interruptedTurnRecoverable, STALE_RUN_EXPIRED } from "./stale-run.ts";
 import { persistentStore, removeStore, type StoreLocation, temporaryStore } from "./stores.ts";
 
 /** How long a new turn waits for the previous run (e.g. one still cancelling) before replacing the agent. */
@@ -43,6 +44,8 @@ export interface SessionScope {
 	/** Persisted sessions keep their SDK store in this directory; fileless sessions use a temporary store. */
 	storeDir: string | undefined;
 	resume: ResumeHandle | undefined;
+	/** A user message follows the handle on the branch: a turn the previous Pi process did not finish. */
+	interrupted?: boolean;
 }
 
 export interface PoolOptions {
@@ -56,6 +59,8 @@ interface Pooled {
 	coverage: ConversationCoverage | undefined;
 	/** The agent's conversation fingerprinted as it grows (each turn hashes only its new messages). */
 	fingerprints: ConversationFingerprints;
+	/** Resumed over a turn a Pi process left unfinished (its run still marked active): told once, when expired. */
+	recoversInterruptedTurn?: boolean;
 }
 
 /** Closes an agent; closing a broken one must not break the next turn. */
@@ -213,18 +218,27 @@ export class SessionAgentPool {
 	/** Restores the conversation a previous Pi process left (Agent.resume with the model passed explicitly). */
 	private async tryResume(request: PoolRequest, poolKey: string, watch: TurnWatch): Promise<Pooled | undefined> {
 		const handle = this.scope.resume;
+		const interrupted = this.scope.interrupted === true;
 		this.scope.resume = undefined;
+		this.scope.interrupted = false;
 		if (!handle || handle.coverage.poolKey !== poolKey) return undefined;
 		// A handle from another session's store (a fork or clone copies the donor's entries) belongs to the donor:
 		// continuing it would share one SDK conversation between two sessions, with turns this branch does not have.
 		if (handle.storeDir !== this.scope.storeDir) return undefined;
 		try {
 			const store = await watch.race(this.storeFor(request.cwd).open);
+			if (interrupted && !(await interruptedTurnRecoverable(this.sdk, store, handle, watch))) return undefined;
 			const agent = await watch.race(
 				this.sdk.resumeAgent(store, handle.agentId, this.agentOptions(request)),
 				closeAgent,
 			);
-			return { agent, poolKey, coverage: handle.coverage, fingerprints: new ConversationFingerprints() };
+			return {
+				agent,
+				poolKey,
+				coverage: handle.coverage,
+				fingerprints: new ConversationFingerprints(),
+				...(interrupted ? { recoversInterruptedTurn: true } : {}),
+			};
 		} catch (error) {
 			if (error instanceof TurnEnded) throw error;
 			const reason = classifyCursorError(error, [request.setup.apiKey]).message;
@@ -333,9 +347,9 @@ export class SessionAgentPool {
 			staleRunRecoverable: () => {
 				// Only a persisted session's store can be shared with (or left behind by) another Pi process.
 				if (!storeLocation || storeLocation.temporary || heldByAnotherLivePi(storeLocation.dir)) return false;
-				this.hooks.notify(
-					"A Pi process that ended without finishing its Cursor turn left this session's Cursor agent marked busy; that turn was closed and the conversation goes on with the same agent.",
-				);
+				const interrupted = pooled.recoversInterruptedTurn === true;
+				pooled.recoversInterruptedTurn = false;
+				this.hooks.notify(interrupted ? INTERRUPTED_TURN_RECOVERED : STALE_RUN_EXPIRED);
 				return true;
 			},
 			release: (outcome, covered = request.messages) => {

@@ -2,9 +2,13 @@
 // records its Cursor agent), Pi B opens the same session (`-c`), then A starts a turn Cursor keeps open and B prompts.
 // While A lives, B says once and plainly that the agent is busy in another Pi process (no raw SDK text, no automatic
 // retry, nothing sent); after A crashed (SIGKILL) with its run still marked active, B expires that run and goes on
-// with the same Cursor agent.
+// with the same Cursor agent. And a Pi started after a crash (`pi -c`, the crashed turn's prompt last on the branch)
+// goes on with the same agent too, sending the interrupted prompt once with the new one.
+import { Database } from "bun:sqlite";
 import { expect } from "bun:test";
+import { Glob } from "bun";
 import { AGENT_BUSY_ELSEWHERE } from "../../src/sdk/errors.ts";
+import { INTERRUPTED_TURN_RECOVERED } from "../../src/session/stale-run.ts";
 import type { TempHome } from "../support/pi.ts";
 import { turnSuite } from "../support/pi-turn.ts";
 import { notifications, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
@@ -50,6 +54,18 @@ async function prompt(b: RpcPi, message: string): Promise<RpcRecord[]> {
 	await b.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
 	return b.records.slice(from);
 }
+
+/** An ordinary answer: the prompt echoed, then the turn's end. */
+const ANSWER = [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }];
+
+/** A conversation checkpoint of `turns` turns, as Cursor streams it during a run (the SDK stores it as the agent's). */
+const checkpoint = (turns: number) => ({
+	raw: {
+		conversation_checkpoint_update: {
+			turns: Array.from({ length: turns }, (_, i) => Buffer.alloc(32, i + 1).toString("base64")),
+		},
+	},
+});
 
 const runsOf = async (name: string) =>
 	(await suite.backend.runs()).filter((run) => run.userText?.includes(`[[${name}`));
@@ -105,5 +121,117 @@ suite.test("after the other Pi crashed mid-turn, this Pi goes on with the same C
 		await Promise.all([a.kill(), b.kill()]);
 	}
 });
+
+suite.test(
+	"a Pi reopened after a crash mid-turn goes on with the same Cursor agent; the interrupted prompt is sent once",
+	async () => {
+		const home = suite.home();
+		await suite.backend.setScenarioMap({
+			"[[reopen:long]]": [{ text: "working on it" }, { hang: true }],
+			// Longer, so it wins when the interrupted prompt comes again with the new one: an ordinary answer.
+			"[[reopen:after-crash]]": [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }],
+		});
+		const a = startRpcPi(MODEL, { home, env: suite.env(), processGroup: true });
+		let c: RpcPi | undefined;
+		try {
+			await a.ready();
+			const from = a.mark();
+			expect((await a.send({ type: "prompt", message: "[[reopen:first]] hello" })).response.success).toBe(true);
+			await a.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
+			await startLongTurn(a, "reopen");
+			await a.killGroup(); // a crash: Pi had saved the prompt; the run stays marked active in the session's store
+			const [first, crashed] = await runsOf("reopen");
+			expect(crashed?.userText).toContain("[[reopen:long]] work");
+
+			c = startRpcPi([...MODEL, "-c"], { home, env: suite.env() });
+			await c.ready();
+			const records = await prompt(c, "[[reopen:after-crash]] where were we");
+			const assistants = assistantsOf(records);
+			expect(assistants.map((m) => m.stopReason)).toEqual(["stop"]);
+			expect(JSON.stringify(assistants)).toContain("reply to:");
+			// Told once; the run the crash left active was expired (without it, the send would fail "already has active run").
+			expect(notifications(records).map((n) => n.message)).toEqual([INTERRUPTED_TURN_RECOVERED]);
+			// The same Cursor conversation, continued incrementally: no history again, no new agent. The crashed run never
+			// reached Cursor's conversation (no checkpoint), so its prompt goes once, before the new one.
+			const after = (await runsOf("reopen")).slice(2);
+			expect(after).toHaveLength(1);
+			expect(after[0]?.conversationId).toBe(first?.conversationId);
+			const text = after[0]?.userText ?? "";
+			expect(text).not.toContain("<pi_instructions>"); // not a bootstrap: the first turn is not sent again
+			expect(text).not.toContain("[[reopen:first]]");
+			expect(text.split("[[reopen:long]] work")).toHaveLength(2);
+			expect(text.indexOf("[[reopen:long]] work")).toBeLessThan(text.indexOf("[[reopen:after-crash]]"));
+		} finally {
+			await Promise.all([a.kill(), c?.kill()]);
+		}
+	},
+);
+
+/** Resolves once the SDK's store (in `home`) records a conversation checkpoint for a run still marked running. */
+async function checkpointStoredMidRun(home: TempHome): Promise<void> {
+	const deadline = Date.now() + 30_000;
+	for (;;) {
+		for (const path of new Glob("**/pi-sessions/*/index.db").scanSync({ cwd: home.dir, dot: true, absolute: true })) {
+			const db = new Database(path, { readonly: true });
+			try {
+				const moved = db
+					.query(
+						"SELECT count(*) AS n FROM runs WHERE status = 'RUNNING' AND latest_checkpoint_ref_json IS NOT start_checkpoint_ref_json",
+					)
+					.get() as { n: number } | null;
+				if ((moved?.n ?? 0) > 0) return;
+			} catch {
+				// not created yet
+			} finally {
+				db.close();
+			}
+		}
+		if (Date.now() > deadline) throw new Error("the SDK stored no checkpoint for the running turn");
+		await Bun.sleep(50);
+	}
+}
+
+suite.test(
+	"a Pi reopened after a crash in a turn Cursor had recorded part of: a new agent gets the whole conversation, once",
+	async () => {
+		const home = suite.home();
+		await suite.backend.setScenarioMap({
+			"[[partial:first]]": [checkpoint(1), ...ANSWER],
+			// Cursor records the interrupted turn in the conversation (a second turn in its checkpoint) before Pi crashes.
+			"[[partial:long]]": [checkpoint(2), { text: "working on it" }, { hang: true }],
+			"[[partial:after-crash]]": ANSWER,
+		});
+		const a = startRpcPi(MODEL, { home, env: suite.env(), processGroup: true });
+		let c: RpcPi | undefined;
+		try {
+			await a.ready();
+			const from = a.mark();
+			expect((await a.send({ type: "prompt", message: "[[partial:first]] hello" })).response.success).toBe(true);
+			await a.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
+			await startLongTurn(a, "partial");
+			await checkpointStoredMidRun(home);
+			await a.killGroup();
+			const [first] = await runsOf("partial");
+
+			c = startRpcPi([...MODEL, "-c"], { home, env: suite.env() });
+			await c.ready();
+			const records = await prompt(c, "[[partial:after-crash]] where were we");
+			expect(assistantsOf(records).map((m) => m.stopReason)).toEqual(["stop"]);
+			expect(notifications(records)).toEqual([]);
+			// Cursor's conversation may hold the interrupted prompt (and some of its work): that agent is left alone, and a
+			// new one gets the whole conversation, the interrupted prompt in it once.
+			const after = (await runsOf("partial")).slice(2);
+			expect(after).toHaveLength(1);
+			expect(after[0]?.conversationId).not.toBe(first?.conversationId);
+			expect(after[0]?.conversationTurns).toBe(0);
+			const text = after[0]?.userText ?? "";
+			expect(text).toContain("<pi_instructions>");
+			expect(text).toContain("[[partial:first]] hello");
+			expect(text.split("[[partial:long]] work")).toHaveLength(2);
+		} finally {
+			await Promise.all([a.kill(), c?.kill()]);
+		}
+	},
+);
 
 suite.nothingLeftBehind();

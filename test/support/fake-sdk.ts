@@ -3,6 +3,7 @@
 // second send while a run is active ("already has active run"), so tests can prove that never reaches the user.
 import type {
 	AgentOptions,
+	AgentRunState,
 	AgentStore,
 	CursorSdk,
 	InteractionUpdate,
@@ -186,6 +187,15 @@ export class FakeCursorSdk implements CursorSdk {
 	async getUsage(agentId: string, _apiKey: string): Promise<unknown> {
 		if (!this.usageAnswers.has(agentId)) throw new Error(`no usage for ${agentId}`);
 		return this.usageAnswers.get(agentId);
+	}
+
+	/** What the store records about an agent's latest run, per agent id (none: the store does not hold the agent). */
+	readonly runStates = new Map<string, AgentRunState>();
+	/** Agent ids `agentRunState` was asked about, in order. */
+	readonly runStateQueries: string[] = [];
+	async agentRunState(_store: AgentStore, agentId: string): Promise<AgentRunState | undefined> {
+		this.runStateQueries.push(agentId);
+		return this.runStates.get(agentId);
 	}
 
 	/** Checkpoint windows per agent id (none: no checkpoint). */

@@ -60,6 +60,8 @@ export interface WaitOptions {
 export type RpcOptions = Omit<RunPiOptions, "input" | "timeoutMs"> & {
 	/** Hard limit for the whole process; it is killed (SIGKILL) after this. Default 90000 ms. */
 	lifetimeMs?: number;
+	/** Starts Pi as the leader of its own process group, so {@link RpcPi.killGroup} can crash it with its children. */
+	processGroup?: boolean;
 };
 
 const live = new Set<ChildProcessWithoutNullStreams>();
@@ -102,6 +104,7 @@ export class RpcPi {
 			cwd: options.cwd ?? options.home.dir,
 			env: options.home.env(options.env),
 			stdio: ["pipe", "pipe", "pipe"],
+			...(options.processGroup ? { detached: true } : {}),
 		});
 		live.add(this.child);
 		killAtExit(this.child);
@@ -272,6 +275,15 @@ export class RpcPi {
 		}
 		const info = this.exitInfo ?? { code: null, signal: null };
 		return { ...info, records: this.records, stderr: this.stderr, junk: this.junk };
+	}
+
+	/** A crash: SIGKILL to Pi's whole process group (started with `processGroup`), then waits for its exit. */
+	async killGroup(): Promise<void> {
+		const pid = this.child.pid;
+		if (!this.exitInfo && pid !== undefined) {
+			process.kill(-pid, "SIGKILL");
+			await this.exited;
+		}
 	}
 
 	/** Kills the process at once (for cleanup after a failed test). */

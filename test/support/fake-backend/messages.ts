@@ -231,6 +231,8 @@ function arr(value: Json | undefined): Json[] {
 
 export interface RunRequestSummary {
 	conversationId: string | null;
+	/** Turns (blob ids) of the conversation state the client sent: its latest checkpoint. */
+	conversationTurns: number;
 	runId: string | null;
 	text: string;
 	mode: string;
@@ -263,6 +265,7 @@ export function summarizeRunRequest(runRequest: JsonObject): RunRequestSummary {
 	});
 	return {
 		conversationId: typeof runRequest.conversation_id === "string" ? runRequest.conversation_id : null,
+		conversationTurns: arr(obj(runRequest.conversation_state).turns).length,
 		runId: typeof runRequest.run_id === "string" ? runRequest.run_id : null,
 		text: String(userMessage.text ?? ""),
 		mode: MODES[modeNumber] ?? String(modeNumber),

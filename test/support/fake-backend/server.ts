@@ -179,6 +179,7 @@ async function handleRunSse(state: FakeState, req: IncomingMessage, res: ServerR
 		run.userText = summary.text;
 		run.conversationId = summary.conversationId;
 		run.runRequestBytes = session.delivered.find((m) => m.summary.kind === "run_request")?.bytes;
+		run.conversationTurns = summary.conversationTurns;
 	} else run.problems.push("run_request did not arrive in time");
 	const { scenario, selectedBy, marker } = state.select(run.userText);
 	run.scenarioName = scenario.name ?? null;

@@ -136,6 +136,12 @@ export interface RunInfo {
 	steers?: { text: string; state: string; bytes: number }[];
 	/** Size of the run's `run_request` append (prompt, conversation state, tools…). */
 	runRequestBytes?: number;
+	/**
+	 * Turns in the conversation state the run was sent with (`run_request.conversation_state.turns`): the SDK sends its
+	 * agent's latest checkpoint, which this fake only has when a scenario sent one (a `raw`
+	 * `conversation_checkpoint_update`).
+	 */
+	conversationTurns?: number;
 }
 
 export class FakeState {
