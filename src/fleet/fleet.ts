@@ -144,6 +144,11 @@ export class CloudFleet {
 		return this.known.get(agentId);
 	}
 
+	/** The runs in flight. */
+	runs(): TrackedRun[] {
+		return [...this.following.values()];
+	}
+
 	/** How many runs are in flight. */
 	get inFlight(): number {
 		return this.following.size;
