@@ -212,10 +212,11 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			const labels = BUSY_OPTIONS.map((option) => option.label);
 			choice = busyChoiceOf(await watch.race(this.deps.select(busyTitle(active), labels)));
 			if (!choice) throw new TurnEnded(configuration(BUSY_DISMISSED));
-		} else {
+		}
+		if (choice === "wait") {
 			this.deps.notify(
 				`Waiting for Cursor Cloud agent ${agentId} to finish its earlier run before sending.`,
-				"warning",
+				mode === "tui" ? "info" : "warning",
 			);
 		}
 		if (choice === "new") return false;
