@@ -25,6 +25,7 @@ import {
 } from "./commands.ts";
 import { CloudFleet, type FleetSession } from "./fleet.ts";
 import { launchCloudAgent } from "./launch.ts";
+import { LIVE_WIDGET } from "./live.ts";
 import { type InFlightRun, leftRunningMessage, QuitGuard } from "./quit.ts";
 import { CLOUD_TASK_TOOL, FLAG_CLOUD_TOOL, registerCloudTaskTool } from "./tool.ts";
 
@@ -123,6 +124,7 @@ export class SessionFleet {
 			notify: wiring.notify,
 			report: wiring.report,
 			setStatus: (text) => this.ui?.setStatus(STATUS_KEY, text),
+			setLines: (lines) => this.ui?.setWidget(LIVE_WIDGET, lines),
 		});
 		this.quit = new QuitGuard({
 			runs: () => this.inFlight(),

@@ -76,6 +76,9 @@ test("a prompt to the branch's busy agent: stop then send, wait then send, or a 
 
 	// Stop it, then send: the left run is cancelled, then the prompt goes to the same agent.
 	const stopping = await pi(home, true);
+	// The left run has a line of its own, with the text it streamed (replayed from its start).
+	const runLine = (screen: string) => screen.split("\n").some((l) => l.includes(`☁ ${agent?.id}: Working 1.`));
+	await stopping.waitForScreen(runLine, "the left run's line");
 	await prompt(stopping, "Two [[g2]]", "stop");
 	await stopping.waitForScreen((text) => text.includes("Working 2."), "the second run streaming");
 	let log = await api();

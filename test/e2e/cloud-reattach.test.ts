@@ -189,6 +189,16 @@ describe("a cloud run Pi did not see end", () => {
 				await rpc.waitFor(
 					(r) => JSON.stringify(r).includes("pi-cursor-sdk:cloud-outcome") && JSON.stringify(r).includes(LONG_ANSWER),
 				);
+				// The run's text streams into its line as it comes: what it wrote after Pi attached is shown before its card.
+				const lines = (r: (typeof rpc.records)[number]) =>
+					r.type === "extension_ui_request" && r.method === "setWidget" && r.widgetKey === "cursor-cloud-runs"
+						? ((r.widgetLines as string[] | undefined) ?? [])
+						: undefined;
+				const shown = rpc.records.findIndex((r) => lines(r)?.some((line) => line.includes(LONG_ANSWER)));
+				const card = rpc.records.findIndex((r) => JSON.stringify(r).includes("pi-cursor-sdk:cloud-outcome"));
+				expect(shown).toBeGreaterThanOrEqual(0);
+				expect(shown).toBeLessThan(card);
+				expect(lines(rpc.records.findLast((r) => lines(r) !== undefined) ?? {})).toEqual([]); // the line went
 				const log = apiRequests(await cloud.fake.requests());
 				const followup = log.find((r) => r.route === "followup");
 				expect(followup?.status).toBe(200);
