@@ -230,8 +230,9 @@ export const cloudSdk: CloudSdk = {
 	getAgent: (agentId, apiKey) => Agent.get(agentId, { apiKey }),
 	getRun: async (agentId, runId, apiKey) => runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey })),
 	followRun: async (agentId, runId, apiKey, options = {}) => {
-		// Polled rather than streamed: an SDK run stream cannot be closed from outside, and an open one would keep Pi
-		// from exiting until the run ends. An abort ends the wait at once (its timer keeps the process alive until then).
+		// Polled rather than streamed: the run's end, in every mode, without a connection held open (print mode exits
+		// when its work is done). The TUI and RPC add the run's text with `streamRunText`. An abort ends the wait at once
+		// (its timer keeps the process alive until then).
 		let interval = options.pollMs ?? 1000;
 		for (;;) {
 			const state = runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey }));
