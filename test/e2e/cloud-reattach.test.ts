@@ -224,6 +224,8 @@ describe("a cloud run Pi did not see end", () => {
 			await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
 			const exit = await rpc.close(10_000);
 			expect(exit.stderr).toContain("go on on Cursor's machines");
+			const agentId = (await cloud.fake.agents())[0]?.id;
+			expect(exit.stderr).toContain(`pi -c -p "/cursor-cloud wait ${agentId}"`); // names it, and how to collect it
 			const deadline = Date.now() + 20_000;
 			while ((await cloud.fake.agents())[0]?.runs[0]?.status !== "FINISHED" && Date.now() < deadline) {
 				await new Promise((resolve) => setTimeout(resolve, 100));
