@@ -69,7 +69,8 @@ export interface QuitDeps {
 }
 
 export class QuitGuard {
-	private asking = false;
+	/** Asking: the question has the keys. Stopping: quit keys wait for the stops. Quitting: they go to Pi again. */
+	private state: "idle" | "asking" | "stopping" | "quitting" = "idle";
 	private unsubscribe: (() => void) | undefined;
 	private readonly stopped = new Set<string>();
 
@@ -79,15 +80,18 @@ export class QuitGuard {
 	bind(ctx: ExtensionContext): void {
 		this.unbind();
 		this.stopped.clear();
+		this.state = "idle";
 		if (ctx.mode !== "tui" || !ctx.hasUI || typeof ctx.ui.onTerminalInput !== "function") return;
 		const keys = this.deps.keys ?? hostQuitKeys();
 		this.unsubscribe = ctx.ui.onTerminalInput((data) => {
-			if (this.asking || !quitsPi(data, ctx.ui.getEditorText(), keys)) return undefined;
+			if (this.state === "asking" || this.state === "quitting") return undefined;
+			if (!quitsPi(data, ctx.ui.getEditorText(), keys)) return undefined;
+			if (this.state === "stopping") return { consume: true };
 			const runs = this.deps.runs();
 			if (runs.length === 0) return undefined;
-			this.asking = true;
-			void this.ask(ctx, runs).finally(() => {
-				this.asking = false;
+			this.state = "asking";
+			void this.ask(ctx, runs).catch(() => {
+				this.state = "idle";
 			});
 			return { consume: true };
 		});
@@ -111,17 +115,21 @@ export class QuitGuard {
 			: [QUIT_LEAVE, QUIT_STOP];
 		const choice = await ctx.ui.select(quitTitle(runs), options);
 		if (choice === undefined) {
+			this.state = "idle";
 			ctx.ui.notify("Pi stays open; the Cursor Cloud runs go on.", "info");
 			return;
 		}
 		if (choice === options[1]) {
+			this.state = "stopping";
 			ctx.ui.notify(`Stopping ${runsPhrase(runs.length)} on Cursor…`, "info");
+			const stopping = this.deps.runs();
 			const failed = await this.deps.stop();
-			for (const run of runs) if (!failed.some((f) => f.run.runId === run.runId)) this.stopped.add(run.runId);
+			for (const run of stopping) if (!failed.some((f) => f.run.runId === run.runId)) this.stopped.add(run.runId);
 			for (const { run, reason } of failed) {
 				ctx.ui.notify(`Could not stop ${run.agentId} (${reason}); it goes on on Cursor's machines.`, "warning");
 			}
 		}
+		this.state = "quitting";
 		this.deps.leave();
 		// Pi quits once the turn in flight (if any) has ended: aborted here, its run left going or already stopped.
 		if (!ctx.isIdle()) ctx.abort();

@@ -143,6 +143,29 @@ describe("QuitGuard", () => {
 		expect(guard.left()).toEqual([]);
 	});
 
+	test("while the runs are being stopped a quit key waits for them; once Pi is quitting, it goes to Pi", async () => {
+		let stopped: () => void = () => {};
+		const guard = new QuitGuard({
+			runs: () => [RUN],
+			leave: () => {},
+			stop: () =>
+				new Promise((resolve) => {
+					stopped = () => resolve([]);
+				}),
+			keys: KEYS,
+		});
+		const term = tui(async () => QUIT_STOP);
+		guard.bind(term.ctx);
+		term.type("\x04", "");
+		await settle();
+		expect(term.type("\x04", "")).toEqual({ consume: true }); // not quit before Cursor was told
+		expect(term.calls).not.toContain("shutdown");
+		stopped();
+		await settle();
+		expect(term.calls.at(-1)).toBe("shutdown");
+		expect(term.type("\x04", "")).toBeUndefined();
+	});
+
 	test("a run that could not be stopped is said, and still reported as going on", async () => {
 		const guard = new QuitGuard({
 			runs: () => [RUN],
