@@ -9,6 +9,7 @@ import { bounded } from "../sdk/bounded.ts";
 import type { CloudRunState, CloudSdk } from "../sdk/cursor-sdk.ts";
 import { scrubText } from "../sdk/errors.ts";
 import type { Notify } from "../ui/types.ts";
+import { LiveRuns } from "./live.ts";
 import {
 	CLOUD_OUTCOME_MESSAGE,
 	deliveredRuns,
@@ -21,6 +22,8 @@ import {
 
 /** A lookup gets this long; following a running run is bounded by the caller (a turn's watch, the wait command). */
 export const FLEET_LOOKUP_MS = 15_000;
+/** How long an ended run's card waits for the last of its streamed text. */
+const STREAM_TAIL_MS = 2000;
 
 export interface FleetSession {
 	readonly journal: Pick<CloudJournal, "read" | "record">;
@@ -33,7 +36,7 @@ export interface FleetSession {
 }
 
 export interface FleetDeps {
-	readonly sdk: Pick<CloudSdk, "getRun" | "followRun" | "cancelRun">;
+	readonly sdk: Pick<CloudSdk, "getRun" | "followRun" | "cancelRun" | "streamRunText">;
 	/** `pi.sendMessage` of the outcome card. */
 	readonly sendOutcome: (message: {
 		customType: string;
@@ -45,6 +48,8 @@ export interface FleetDeps {
 	readonly report: Notify;
 	/** The footer line (undefined: none). */
 	readonly setStatus: (text: string | undefined) => void;
+	/** The lines of the runs streaming (TUI and RPC; undefined: none). */
+	readonly setLines?: (lines: string[] | undefined) => void;
 	readonly lookupMs?: number;
 }
 
@@ -84,7 +89,11 @@ export class CloudFleet {
 	private readonly quiet = new Set<string>();
 	private readonly known = new Map<string, { runId: string; task?: string }>();
 
-	constructor(private readonly deps: FleetDeps) {}
+	private readonly live: LiveRuns;
+
+	constructor(private readonly deps: FleetDeps) {
+		this.live = new LiveRuns((lines) => deps.setLines?.(lines));
+	}
 
 	/**
 	 * Session start: looks up every run its journal recorded without a result (no request when there is none). In
@@ -132,6 +141,7 @@ export class CloudFleet {
 	stop(): void {
 		for (const run of this.following.values()) run.stop.abort();
 		this.following.clear();
+		this.live.clear();
 		this.refreshStatus();
 	}
 
@@ -143,6 +153,11 @@ export class CloudFleet {
 	/** The latest run this session followed on `agentId` (running or over), with its task. */
 	runOf(agentId: string): { runId: string; task?: string } | undefined {
 		return this.known.get(agentId);
+	}
+
+	/** The runs in flight. */
+	runs(): TrackedRun[] {
+		return [...this.following.values()];
 	}
 
 	/** How many runs are in flight. */
@@ -211,15 +226,25 @@ export class CloudFleet {
 
 	private follow(run: OpenRun & { task?: string }, apiKey: string, generation: number, earlier: boolean): TrackedRun {
 		const stop = new AbortController();
-		// The footer counts the run out before its card lands, so the two never disagree.
+		const streamed = this.stream(run, apiKey, stop.signal);
+		// The footer counts the run out (and its line goes) before its card lands, so they never disagree.
 		const untrack = () => {
-			if (this.following.get(run.runId)?.stop === stop) this.following.delete(run.runId);
+			if (this.following.get(run.runId)?.stop === stop) {
+				this.following.delete(run.runId);
+				this.live.remove(run.runId);
+			}
 			this.refreshStatus();
 		};
 		const ended = this.deps.sdk
 			.followRun(run.agentId, run.runId, apiKey, { signal: stop.signal })
-			.then((state) => {
+			.then(async (state) => {
 				const end = stop.signal.aborted ? undefined : runEnd(state);
+				// The last of its text is shown before the card (the stream ends with the run; it is not waited long).
+				if (end && streamed) {
+					await bounded(streamed.done, STREAM_TAIL_MS).catch(() => undefined);
+					this.live.flush();
+				}
+				streamed?.close();
 				untrack();
 				if (end) this.deliver(run, end, generation);
 				return end;
@@ -234,7 +259,10 @@ export class CloudFleet {
 				}
 				return undefined;
 			})
-			.finally(untrack);
+			.finally(() => {
+				streamed?.close();
+				untrack();
+			});
 		const tracked = { ...run, stop, ended };
 		this.known.set(run.agentId, { runId: run.runId, ...(run.task ? { task: run.task } : {}) });
 		this.following.set(run.runId, tracked);
@@ -246,6 +274,30 @@ export class CloudFleet {
 			);
 		}
 		return tracked;
+	}
+
+	/**
+	 * In the TUI and RPC, the run's text as it streams (replayed from its start, then followed) goes to its line;
+	 * `done` resolves when the stream ends (with the run, or `close`). Print and JSON show only the outcome.
+	 */
+	private stream(
+		run: OpenRun & { task?: string },
+		apiKey: string,
+		stop: AbortSignal,
+	): { done: Promise<void>; close: () => void } | undefined {
+		const mode = this.session?.mode;
+		if (mode !== "tui" && mode !== "rpc") return undefined;
+		const closer = new AbortController();
+		const close = () => closer.abort();
+		stop.addEventListener("abort", close, { once: true });
+		this.live.add(run.runId, run.agentId, run.task);
+		const done = this.deps.sdk
+			.streamRunText(run.agentId, run.runId, apiKey, (text) => this.live.text(run.runId, text), {
+				signal: closer.signal,
+			})
+			.catch(() => undefined) // only the line misses text: the run is still followed, its outcome still lands
+			.finally(() => stop.removeEventListener("abort", close));
+		return { done, close };
 	}
 
 	/** Adds the outcome card to the session (once) and journals the run's result. */

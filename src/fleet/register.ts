@@ -9,7 +9,7 @@ import type { CloudCommand } from "../cloud/command.ts";
 import { type CloudJournal, cloudJournalPath, CloudJournal as Journal } from "../cloud/journal.ts";
 import { branchAgents, type CloudRuntime, type PreparedCloud } from "../runtime/cloud.ts";
 import type { CloudSdk, ModelSelection } from "../sdk/cursor-sdk.ts";
-import type { CursorError } from "../sdk/errors.ts";
+import { type CursorError, scrubText } from "../sdk/errors.ts";
 import type { SessionTurnEntry } from "../session/turn-entry.ts";
 import { CLOUD_BOUNDS } from "../turn/setup.ts";
 import type { Notify } from "../ui/types.ts";
@@ -25,6 +25,8 @@ import {
 } from "./commands.ts";
 import { CloudFleet, type FleetSession } from "./fleet.ts";
 import { launchCloudAgent } from "./launch.ts";
+import { LIVE_WIDGET } from "./live.ts";
+import { type InFlightRun, leftRunningMessage, QuitGuard } from "./quit.ts";
 import { CLOUD_TASK_TOOL, FLAG_CLOUD_TOOL, registerCloudTaskTool } from "./tool.ts";
 
 const STATUS_KEY = "cursor-cloud-fleet";
@@ -41,8 +43,12 @@ export interface FleetWiring {
 	readonly prepare: () => Promise<PreparedCloud | CursorError>;
 	/** The Cursor model selection of the session's model (undefined: not a Cursor model; Cursor picks). */
 	readonly model: (ctx: ExtensionContext, apiKey: string) => ModelSelection | undefined;
-	/** Session shutdown: cloud runs a turn was aborting are left running; returns how many. */
-	readonly leaveRunning: () => number;
+	/** Quitting: cloud runs a turn is aborting are left running. */
+	readonly leaveRunning: () => void;
+	/** The cloud turns' runs in flight (and those a quit left running). */
+	readonly turnRuns: () => InFlightRun[];
+	/** Stops the cloud turns' runs on Cursor; returns those that could not be stopped. */
+	readonly stopTurnRuns: () => Promise<(InFlightRun & { error: unknown })[]>;
 	/** Session start: aborts cancel cloud runs again. */
 	readonly resetLeave: () => void;
 }
@@ -68,7 +74,9 @@ export function fleetOf(
 		...rest,
 		prepare: () => cloud().prepare(),
 		model: (ctx, apiKey) => cursorSelection(entry(), ctx.model, apiKey),
-		leaveRunning: () => cloud().leave.leave(),
+		leaveRunning: () => void cloud().leave.leave(),
+		turnRuns: () => cloud().leave.inFlight(),
+		stopTurnRuns: () => cloud().leave.stop(),
 		resetLeave: () => cloud().leave.reset(),
 	});
 }
@@ -103,6 +111,8 @@ export class SessionFleet {
 	private ui: ExtensionContext["ui"] | undefined;
 	private toolRegistered = false;
 	readonly fleet: CloudFleet;
+	/** The TUI's question when Pi quits with cloud runs in flight. */
+	private readonly quit: QuitGuard;
 
 	constructor(
 		private readonly pi: Pick<ExtensionAPI, "on" | "sendMessage" | "registerFlag" | "getFlag" | "registerTool">,
@@ -114,7 +124,41 @@ export class SessionFleet {
 			notify: wiring.notify,
 			report: wiring.report,
 			setStatus: (text) => this.ui?.setStatus(STATUS_KEY, text),
+			setLines: (lines) => this.ui?.setWidget(LIVE_WIDGET, lines),
 		});
+		this.quit = new QuitGuard({
+			runs: () => this.inFlight(),
+			leave: wiring.leaveRunning,
+			stop: () => this.stopAll(),
+		});
+	}
+
+	/** Every cloud run in flight: the turns' and the fleet's. */
+	private inFlight(): InFlightRun[] {
+		const runs = new Map<string, InFlightRun>();
+		for (const { agentId, runId } of [...this.wiring.turnRuns(), ...this.fleet.runs()]) {
+			runs.set(runId, { agentId, runId });
+		}
+		return [...runs.values()];
+	}
+
+	/** Stops every cloud run in flight; returns those that could not be stopped, and why. */
+	private async stopAll(): Promise<{ run: InFlightRun; reason: string }[]> {
+		const [turns, fleet] = await Promise.all([
+			this.wiring.stopTurnRuns(),
+			Promise.all(
+				this.fleet.runs().map((run) =>
+					this.fleet.cancel(run).then(
+						() => undefined,
+						(error: unknown) => ({ agentId: run.agentId, runId: run.runId, error }),
+					),
+				),
+			),
+		]);
+		return [...turns, ...fleet.filter((f) => f !== undefined)].map(({ agentId, runId, error }) => ({
+			run: { agentId, runId },
+			reason: scrubText(error instanceof Error ? error.message : String(error), []),
+		}));
 	}
 
 	/** The flags, at load; the session events, after the extension's own. */
@@ -142,17 +186,19 @@ export class SessionFleet {
 				registerCloudTaskTool(this.pi, { prepare, sdk, fleet: this.fleet, apiKey: cursorKey });
 			}
 			this.ui = ctx.hasUI ? ctx.ui : undefined;
+			this.quit.bind(ctx);
 			await this.fleet.start(fleetSession(ctx), CLOUD_BOUNDS.timeouts.idleMs);
 		});
-		this.pi.on("session_shutdown", () => {
-			const left = this.wiring.leaveRunning() + this.fleet.inFlight;
+		this.pi.on("session_shutdown", (event) => {
+			this.wiring.leaveRunning();
+			const left = this.quit.left();
+			this.quit.unbind();
 			this.fleet.stop();
-			if (left > 0) {
-				// The TUI is already stopped: a plain line, like Pi's own "To resume this session".
-				console.error(
-					`${left} Cursor Cloud run(s) go on on Cursor's machines; reopen this session (pi -c) to collect the outcome.`,
-				);
-			}
+			if (left.length === 0) return;
+			// Quitting: the TUI is already stopped, so a plain line, like Pi's own "To resume this session". Another
+			// session replacing this one (/new, /resume, /fork, /reload): a notice in the TUI that goes on.
+			if (event.reason === "quit" || !this.ui) console.error(leftRunningMessage(left));
+			else this.wiring.notify(leftRunningMessage(left), "warning");
 		});
 		this.pi.on("input", async (event, ctx) => {
 			if (this.pi.getFlag(FLAG_DETACH) !== true || event.text.trim().startsWith("/")) return { action: "continue" };

@@ -17,6 +17,7 @@ import { gitRefs, gitSummary } from "../cloud/run-outcome.ts";
 import { BUSY_DISMISSED, BUSY_OPTIONS, busyChoiceOf, busyTitle } from "../fleet/busy.ts";
 import type { CloudFleet } from "../fleet/fleet.ts";
 import type { CursorReplay } from "../replay/replay.ts";
+import { bounded } from "../sdk/bounded.ts";
 import type { CloudSdk, RunResult, SDKAgent } from "../sdk/cursor-sdk.ts";
 import { type CursorError, scrubText } from "../sdk/errors.ts";
 import type { SessionAgentPool } from "../session/pool.ts";
@@ -35,6 +36,8 @@ import type { TurnRuntime } from "./types.ts";
 /** The custom entry that ties a cloud agent to the Pi session branch it was created on. */
 export const CLOUD_AGENT_ENTRY = "pi-cursor-sdk:cloud-agent";
 const AGENT_ID = /^bc-[A-Za-z0-9-]{1,64}$/;
+/** How long stopping a turn's run at quit waits for Cursor. */
+const CANCEL_MS = 15_000;
 
 /** What the cloud runtime needs to know about the Pi session. */
 export interface CloudSessionView {
@@ -155,7 +158,9 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			resumed ? this.deps.sdk.resumeAgent(resumed, agentSetup) : this.deps.sdk.createAgent(agentSetup),
 			(late) => late.close(),
 		);
-		const recorded = new CloudRecords(journal, agent, [setup.apiKey], this.leave);
+		const cancelRun = (runId: string) =>
+			bounded(this.deps.sdk.cancelRun(agent.agentId, runId, setup.apiKey), CANCEL_MS);
+		const recorded = new CloudRecords(journal, agent, [setup.apiKey], this.leave, cancelRun);
 		if (!resumed) {
 			try {
 				recorded.newAgent(setup.selection.id, options.cloud.repos?.[0]);
@@ -207,10 +212,11 @@ export class CloudRuntime extends SessionLiveSlot implements TurnRuntime {
 			const labels = BUSY_OPTIONS.map((option) => option.label);
 			choice = busyChoiceOf(await watch.race(this.deps.select(busyTitle(active), labels)));
 			if (!choice) throw new TurnEnded(configuration(BUSY_DISMISSED));
-		} else {
+		}
+		if (choice === "wait") {
 			this.deps.notify(
 				`Waiting for Cursor Cloud agent ${agentId} to finish its earlier run before sending.`,
-				"warning",
+				mode === "tui" ? "info" : "warning",
 			);
 		}
 		if (choice === "new") return false;
@@ -256,6 +262,7 @@ class CloudRecords {
 		private readonly agent: SDKAgent,
 		private readonly secrets: string[],
 		private readonly leave: LeaveOnShutdown,
+		private readonly cancelRun: (runId: string) => Promise<void>,
 	) {}
 
 	/** A new agent, before its first send. */
@@ -272,6 +279,7 @@ class CloudRecords {
 	/** The send returned its run: recorded before anything else happens to it. */
 	run(runId: string): void {
 		this.runId = runId;
+		this.leave.started({ agentId: this.agent.agentId, runId }, () => this.cancelRun(runId));
 		try {
 			this.journal.record({ type: "run", agentId: this.agent.agentId, runId });
 		} catch (error) {
@@ -287,8 +295,10 @@ class CloudRecords {
 
 	/** The send is over (after `finished` for a finished run): its outcome, and the agent's streams closed. */
 	release(outcome: SendOutcome): void {
-		if (this.resulted || outcome !== "aborted" || this.runId === null) {
+		const runId = this.runId;
+		if (this.resulted || outcome !== "aborted" || runId === null) {
 			if (!this.resulted) this.result(outcome);
+			if (runId !== null) this.leave.ended(runId);
 			this.agent.close();
 			return;
 		}
@@ -297,6 +307,7 @@ class CloudRecords {
 		this.leave.defer(
 			() => {
 				this.result(outcome);
+				this.leave.ended(runId);
 				this.agent.close();
 			},
 			() => this.agent.close(),

@@ -163,6 +163,18 @@ export interface CloudSdk {
 		apiKey: string,
 		options?: { signal?: AbortSignal; pollMs?: number },
 	): Promise<CloudRunState>;
+	/**
+	 * The text of a run that may have started in another process, as it streams (`Agent.getRun(…).stream()`: what was
+	 * missed is replayed first, then the run is followed): `onText` per assistant text chunk, until the run is over or
+	 * `signal` aborts (the connection is then closed; the run goes on). Resolves either way; errors are the caller's.
+	 */
+	streamRunText(
+		agentId: string,
+		runId: string,
+		apiKey: string,
+		onText: (text: string) => void,
+		options: { signal: AbortSignal },
+	): Promise<void>;
 	/** `GET /v1/agents/:id/runs` (its first page), oldest first. */
 	listRuns(agentId: string, apiKey: string): Promise<CloudRunState[]>;
 	/**
@@ -244,8 +256,9 @@ export const cloudSdk: CloudSdk = {
 	getAgent: (agentId, apiKey) => Agent.get(agentId, { apiKey }),
 	getRun: async (agentId, runId, apiKey) => runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey })),
 	followRun: async (agentId, runId, apiKey, options = {}) => {
-		// Polled rather than streamed: an SDK run stream cannot be closed from outside, and an open one would keep Pi
-		// from exiting until the run ends. An abort ends the wait at once (its timer keeps the process alive until then).
+		// Polled rather than streamed: the run's end, in every mode, without a connection held open (print mode exits
+		// when its work is done). The TUI and RPC add the run's text with `streamRunText`. An abort ends the wait at once
+		// (its timer keeps the process alive until then).
 		let interval = options.pollMs ?? 1000;
 		for (;;) {
 			const state = runState(await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey }));
@@ -261,6 +274,24 @@ export const cloudSdk: CloudSdk = {
 			});
 			if (options.signal?.aborted) return state;
 			interval = Math.min(interval * 1.5, 5000);
+		}
+	},
+	streamRunText: async (agentId, runId, apiKey, onText, { signal }) => {
+		if (signal.aborted) return;
+		const run = await Agent.getRun(runId, { runtime: "cloud", agentId, apiKey });
+		// A cloud run handle streams into a buffer of its own; `abortClientStream` (SDK 1.0.32's cloud run, not part of
+		// the typed interface) closes that connection without cancelling the run, and ends the stream below.
+		const close = () => (run as { abortClientStream?: () => void }).abortClientStream?.();
+		signal.addEventListener("abort", close, { once: true });
+		try {
+			for await (const message of run.stream()) {
+				if (signal.aborted) break;
+				if (message.type !== "assistant") continue;
+				for (const block of message.message.content) if (block.type === "text" && block.text) onText(block.text);
+			}
+		} finally {
+			signal.removeEventListener("abort", close);
+			close();
 		}
 	},
 	listRuns: async (agentId, apiKey) => {

@@ -189,6 +189,16 @@ describe("a cloud run Pi did not see end", () => {
 				await rpc.waitFor(
 					(r) => JSON.stringify(r).includes("pi-cursor-sdk:cloud-outcome") && JSON.stringify(r).includes(LONG_ANSWER),
 				);
+				// The run's text streams into its line as it comes: what it wrote after Pi attached is shown before its card.
+				const lines = (r: (typeof rpc.records)[number]) =>
+					r.type === "extension_ui_request" && r.method === "setWidget" && r.widgetKey === "cursor-cloud-runs"
+						? ((r.widgetLines as string[] | undefined) ?? [])
+						: undefined;
+				const shown = rpc.records.findIndex((r) => lines(r)?.some((line) => line.includes(LONG_ANSWER)));
+				const card = rpc.records.findIndex((r) => JSON.stringify(r).includes("pi-cursor-sdk:cloud-outcome"));
+				expect(shown).toBeGreaterThanOrEqual(0);
+				expect(shown).toBeLessThan(card);
+				expect(lines(rpc.records.findLast((r) => lines(r) !== undefined) ?? {})).toEqual([]); // the line went
 				const log = apiRequests(await cloud.fake.requests());
 				const followup = log.find((r) => r.route === "followup");
 				expect(followup?.status).toBe(200);
@@ -214,6 +224,8 @@ describe("a cloud run Pi did not see end", () => {
 			await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
 			const exit = await rpc.close(10_000);
 			expect(exit.stderr).toContain("go on on Cursor's machines");
+			const agentId = (await cloud.fake.agents())[0]?.id;
+			expect(exit.stderr).toContain(`pi -c -p "/cursor-cloud wait ${agentId}"`); // names it, and how to collect it
 			const deadline = Date.now() + 20_000;
 			while ((await cloud.fake.agents())[0]?.runs[0]?.status !== "FINISHED" && Date.now() < deadline) {
 				await new Promise((resolve) => setTimeout(resolve, 100));

@@ -377,6 +377,30 @@ describe("runs that outlive their client", () => {
 	);
 
 	test(
+		"streaming a run started elsewhere replays its text and follows it to its end; an abort closes a hung one's stream at once and the run goes on",
+		async () => {
+			const result = await runCloudProbe(cloud.fake.url, [
+				{ op: "create", slot: "a" },
+				{ op: "send", slot: "a", text: "[[timeline]] go", noWait: true },
+				{ op: "streamRunText", slot: "a", runId: "last" },
+				{ op: "send", slot: "a", text: "[[hang]] again", noWait: true },
+				{ op: "streamRunText", slot: "a", runId: "last", abortAfterMs: 500 },
+				{ op: "getRun", slot: "a", runId: "last" },
+				{ op: "requests" },
+			]);
+			expectClean(result);
+			expect(result.one(2, "streamRunText").texts.join("")).toBe("first second");
+			const aborted = result.one(4, "streamRunText");
+			expect(aborted.texts.join("")).toBe("working on it");
+			const sent = result.events.find((e) => e.event === "sent" && e.step === 3);
+			expect(aborted.t - (sent?.t ?? 0)).toBeLessThan(5000);
+			expect(result.one(5, "getRun").value.status).toBe("running");
+			expect(routes(result.one(6, "requests").log).filter((e) => e.route === "cancel")).toEqual([]);
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
 		"following a run started elsewhere resolves with its end; an abort stops following a hung one at once; cancelRun ends it",
 		async () => {
 			const result = await runCloudProbe(cloud.fake.url, [

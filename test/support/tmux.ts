@@ -86,13 +86,16 @@ export class TmuxSession {
 	}
 }
 
-/** `pi -ne -e <built bundle> <args>` (npm Pi 1.6.0 on Node 24) in a terminal of its own, in `home` with `env`. */
+/**
+ * `pi -ne -e <built bundle> <args>` (npm Pi 1.6.0 on Node 24, or the `pi` version named) in a terminal of its own, in
+ * `home` with `env`.
+ */
 export function piTerminal(
 	home: TempHome,
 	args: string[],
-	options: { env: Record<string, string | undefined>; height: number; width?: number },
+	options: { env: Record<string, string | undefined>; height: number; width?: number; pi?: "pi@1.6.0" | "pi@0.87.1" },
 ): TmuxSession {
-	const pi = [ensureTool("node24"), ensureTool("pi@1.6.0"), "-ne", "-e", BUNDLE, ...args].join(" ");
+	const pi = [ensureTool("node24"), ensureTool(options.pi ?? "pi@1.6.0"), "-ne", "-e", BUNDLE, ...args].join(" ");
 	return new TmuxSession(home.dir, `exec ${pi}`, {
 		env: home.env({ TERM: "xterm-256color", ...options.env }),
 		cwd: home.dir,

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { CloudRecord } from "../../src/cloud/records.ts";
 import { artifactTarget } from "../../src/fleet/artifacts.ts";
 import { CloudFleet, type FleetSession } from "../../src/fleet/fleet.ts";
+import { liveLine } from "../../src/fleet/live.ts";
 import { CLOUD_OUTCOME_MESSAGE, deliveredRuns, openRuns, outcomeText, type RunEnd } from "../../src/fleet/outcomes.ts";
 import type { CloudRunState } from "../../src/sdk/cursor-sdk.ts";
 import { fc, nastyString, PropertyTarget } from "../support/property.ts";
@@ -125,10 +126,11 @@ function session(records: CloudRecord[], branch: unknown[] = [], mode: FleetSess
 	};
 }
 
-function fleet(states: Record<string, CloudRunState>, follow?: Promise<CloudRunState>) {
+function fleet(states: Record<string, CloudRunState>, follow?: Promise<CloudRunState>, streamed: string[] = []) {
 	const sent: { content: string; details: { runId: string } }[] = [];
 	const calls: string[] = [];
 	const statuses: (string | undefined)[] = [];
+	const lines: (string[] | undefined)[] = [];
 	const f = new CloudFleet({
 		sdk: {
 			getRun: async (_agentId, runId) => {
@@ -142,14 +144,44 @@ function fleet(states: Record<string, CloudRunState>, follow?: Promise<CloudRunS
 				return (await follow) as CloudRunState;
 			},
 			cancelRun: async (_a, runId) => void calls.push(`cancel ${runId}`),
+			streamRunText: async (_a, runId, _key, onText) => {
+				calls.push(`stream ${runId}`);
+				for (const text of streamed) onText(text);
+			},
 		},
-		sendOutcome: (message) => void sent.push(message),
+		sendOutcome: (message) => {
+			lines.push(["(card)"]);
+			sent.push(message);
+		},
 		notify: () => {},
 		report: () => {},
 		setStatus: (text) => void statuses.push(text),
+		setLines: (shown) => void lines.push(shown),
 	});
-	return { f, sent, calls, statuses };
+	return { f, sent, calls, statuses, lines };
 }
+
+describe("a run's line", () => {
+	test("agent, task and the tail of its text on one line", () => {
+		expect(liveLine(A, "", "Fix the login")).toBe(`☁ ${A} (Fix the login): working…`);
+		const line = liveLine(A, `${"x".repeat(300)}\nlast words`);
+		expect(line.endsWith("x last words")).toBe(true);
+		expect(line.length).toBeLessThan(A.length + 110);
+	});
+
+	test("property: nothing Cursor streams puts a control or format character on the line", async () => {
+		const target = new PropertyTarget("fleet-live-line");
+		await target.check(
+			fc.property(nastyString, nastyString, (text, task) => {
+				const line = liveLine(A, text, task);
+				expect(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(line)).toBe(false);
+				return true;
+			}),
+			300,
+		);
+		target.report();
+	});
+});
 
 describe("the fleet at session start", () => {
 	test("no open run: no request at all", async () => {
@@ -192,6 +224,39 @@ describe("the fleet at session start", () => {
 		expect(sent).toHaveLength(1);
 		expect(statuses).toEqual(["☁ 1 cloud run", undefined]);
 		expect(f.inFlight).toBe(0);
+	});
+
+	test("RPC and TUI: a followed run's streamed text shows on its line, the last of it before its card; then the line goes", async () => {
+		let finish: (state: CloudRunState) => void = () => {};
+		const follow = new Promise<CloudRunState>((resolve) => {
+			finish = resolve;
+		});
+		const { f, calls, lines } = fleet({ r1: { id: "r1", status: "running" } }, follow, [
+			"Working. ",
+			"Done \x1b[2Jnow.",
+		]);
+		await f.start(session([agent(A), run(A, "r1")]).session, 1000);
+		finish({ id: "r1", status: "finished", result: "Done now." });
+		await f.activeRunOf(A)?.ended;
+		expect(calls).toContain("stream r1");
+		const card = lines.findIndex((l) => l?.[0] === "(card)");
+		const text = lines.findIndex((l) => l?.[0]?.includes("Working. Done [2Jnow."));
+		expect(text).toBeGreaterThanOrEqual(0);
+		expect(text).toBeLessThan(card);
+		expect(lines[card - 1]).toBeUndefined(); // the line went before the card landed
+		expect(lines.join("\n")).not.toContain("\x1b");
+	});
+
+	test("print and JSON: nothing is streamed, no line is shown (only the outcome)", async () => {
+		const { f, calls, lines, sent } = fleet(
+			{ r1: { id: "r1", status: "running" } },
+			Promise.resolve({ id: "r1", status: "finished" }),
+			["text"],
+		);
+		await f.start(session([agent(A), run(A, "r1")], [], "print").session, 1000);
+		expect(calls).not.toContain("stream r1");
+		expect(lines.filter((l) => l?.[0] !== "(card)")).toEqual([]);
+		expect(sent).toHaveLength(1);
 	});
 
 	test("a run Cursor no longer knows (404) is closed in the journal without a card", async () => {

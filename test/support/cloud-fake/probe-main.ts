@@ -96,6 +96,16 @@ async function runStep(step: CloudProbeStep, index: number): Promise<void> {
 			emit("followRun", { step: index, value });
 			return;
 		}
+		case "streamRunText": {
+			const abort = new AbortController();
+			if (step.abortAfterMs !== undefined) setTimeout(() => abort.abort(), step.abortAfterMs);
+			const texts: string[] = [];
+			await cloudSdk.streamRunText(idOf(step), runIdOf(step.runId), script.apiKey, (text) => texts.push(text), {
+				signal: abort.signal,
+			});
+			emit("streamRunText", { step: index, texts });
+			return;
+		}
 		case "listRuns":
 			emit("listRuns", { step: index, value: await cloudSdk.listRuns(idOf(step), script.apiKey) });
 			return;

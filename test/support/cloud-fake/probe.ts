@@ -34,6 +34,8 @@ export type CloudProbeStep =
 	| ({ op: "getRun"; runId: string } & AgentRef)
 	/** `runId` "last": the run of the latest `sent` event. */
 	| ({ op: "followRun"; runId: string; abortAfterMs?: number } & AgentRef)
+	/** `cloudSdk.streamRunText`: the run's text chunks (`texts`), until it ends or `abortAfterMs` passes. */
+	| ({ op: "streamRunText"; runId: string; abortAfterMs?: number } & AgentRef)
 	| ({ op: "listRuns" } & AgentRef)
 	| ({ op: "cancelRun"; runId: string } & AgentRef)
 	| ({ op: "artifacts"; download?: string } & AgentRef)
