@@ -58,6 +58,16 @@ export function streamCursorTurn(
 
 export { answersLiveRun } from "./steer.ts";
 
+/** What every step of one provider turn works with: its runtime, its output, and Pi's request. */
+interface TurnCall {
+	readonly runtime: TurnRuntime;
+	readonly translator: TurnTranslator;
+	readonly model: Model<string>;
+	readonly context: TranscriptContext;
+	readonly options: SimpleStreamOptions | undefined;
+	readonly setup: TurnSetup;
+}
+
 async function runTurn(
 	entry: TurnEntry,
 	translator: TurnTranslator,
@@ -78,6 +88,7 @@ async function runTurn(
 		return;
 	}
 	const runtime = setup.runtime === "cloud" ? entry.cloud : entry.runtime;
+	const call: TurnCall = { runtime, translator, model, context, options, setup };
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
 	if (previous && (continuing || steering)) {
 		// Bridged calls: Pi's results go back into Cursor's MCP requests.
@@ -88,15 +99,7 @@ async function runTurn(
 		translator.start();
 		watch.startSdkWork();
 		watch.runStarted();
-		await follow(
-			runtime,
-			translator,
-			model,
-			context,
-			options,
-			setup,
-			new ProviderTurn(runtime, translator, context, setup, watch, previous),
-		);
+		await follow(call, new ProviderTurn(runtime, translator, context, setup, watch, previous));
 		return;
 	}
 	// A new prompt, a retry, or steering of a run already given up: the previous run is superseded.
@@ -104,11 +107,11 @@ async function runTurn(
 	const notice = steered
 		? "Cursor's run had been given up before this message arrived (it waited too long for Pi), so it goes to a new Cursor agent with the whole conversation."
 		: undefined;
-	const stale = await startRun(runtime, translator, model, context, options, setup, watch, true, notice);
+	const stale = await startRun(call, watch, true, notice);
 	// The pooled agent's session was refused (it idled) while the key may be good: once, on a new agent.
 	if (stale) {
 		const retry = new TurnWatch(options?.signal, setup.timeouts);
-		await startRun(runtime, translator, model, context, options, setup, retry, false);
+		await startRun(call, retry, false);
 	}
 }
 
@@ -116,17 +119,8 @@ async function runTurn(
  * A fresh send: lease the session's agent, send the prompt, and follow the new run. Resolves `true` when the pooled
  * agent's session was refused before any output and `mayRecreate` allowed asking for a send on a new agent.
  */
-async function startRun(
-	runtime: TurnRuntime,
-	translator: TurnTranslator,
-	model: Model<string>,
-	context: TranscriptContext,
-	options: SimpleStreamOptions | undefined,
-	setup: TurnSetup,
-	watch: TurnWatch,
-	mayRecreate: boolean,
-	notice?: string,
-): Promise<boolean> {
+async function startRun(call: TurnCall, watch: TurnWatch, mayRecreate: boolean, notice?: string): Promise<boolean> {
+	const { runtime, translator, model, context, options, setup } = call;
 	const secrets = [setup.apiKey];
 	const attemptedAt = Date.now();
 	let lease: AgentLease | undefined;
@@ -167,7 +161,7 @@ async function startRun(
 		translator.fail(failure);
 		return false;
 	}
-	return sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload, mayRecreate);
+	return sendOnLease(call, watch, lease, payload, mayRecreate);
 }
 
 /**
@@ -175,17 +169,13 @@ async function startRun(
  * Pi's steering that the run did not take follows it on the same agent, in the same assistant message.
  */
 async function sendOnLease(
-	runtime: TurnRuntime,
-	translator: TurnTranslator,
-	model: Model<string>,
-	context: TranscriptContext,
-	options: SimpleStreamOptions | undefined,
-	setup: TurnSetup,
+	call: TurnCall,
 	watch: TurnWatch,
 	lease: AgentLease,
 	payload: CursorPayload,
 	mayRecreate: boolean,
 ): Promise<boolean> {
+	const { runtime, translator, model, context, options, setup } = call;
 	const secrets = [setup.apiKey];
 	const send: SendStarted = {
 		agentId: lease.agent.agentId,
@@ -259,7 +249,7 @@ async function sendOnLease(
 		await turn.stop(watch.failure ?? failureOf(error, secrets));
 		return turn.recreate;
 	}
-	await follow(runtime, translator, model, context, options, setup, turn);
+	await follow(call, turn);
 	return turn.recreate;
 }
 
@@ -267,15 +257,8 @@ async function sendOnLease(
  * Follows `turn` to its end. When its run finished with Pi's steering it did not take, that steering goes as a
  * follow-up on the same agent (the lease is still held: nothing else can send meanwhile), continuing the message.
  */
-async function follow(
-	runtime: TurnRuntime,
-	translator: TurnTranslator,
-	model: Model<string>,
-	context: TranscriptContext,
-	options: SimpleStreamOptions | undefined,
-	setup: TurnSetup,
-	turn: ProviderTurn,
-): Promise<void> {
+async function follow(call: TurnCall, turn: ProviderTurn): Promise<void> {
+	const { translator, options, setup } = call;
 	await turn.follow();
 	const followUp = turn.followUp;
 	if (!followUp) return;
@@ -291,5 +274,5 @@ async function follow(
 	};
 	const watch = new TurnWatch(options?.signal, setup.timeouts);
 	watch.startSdkWork();
-	await sendOnLease(runtime, translator, model, context, options, setup, watch, lease, payload, false);
+	await sendOnLease(call, watch, lease, payload, false);
 }
