@@ -17,6 +17,21 @@ import { LeaveOnShutdown } from "../../src/runtime/cloud-leave.ts";
 const KEYS: QuitKeys = { exit: (data) => data === "\x04", submit: (data) => data === "\r" };
 const RUN: InFlightRun = { agentId: "bc-one", runId: "run-1" };
 
+/** A guard over one run in flight whose leave and stop only record that they were called. */
+function recordingGuard(): { events: string[]; guard: QuitGuard } {
+	const events: string[] = [];
+	const guard = new QuitGuard({
+		runs: () => [RUN],
+		leave: () => events.push("leave"),
+		stop: async () => {
+			events.push("stop");
+			return [];
+		},
+		keys: KEYS,
+	});
+	return { events, guard };
+}
+
 describe("quitsPi", () => {
 	test("Pi's exit key quits only on an empty editor; Enter quits only on /quit", () => {
 		expect(quitsPi("\x04", "", KEYS)).toBe(true);
@@ -94,17 +109,8 @@ describe("QuitGuard", () => {
 	});
 
 	test("leave (the default): asked once, the runs go on, the busy turn is aborted, then Pi quits", async () => {
-		const events: string[] = [];
+		const { events, guard } = recordingGuard();
 		let answer: (choice: string | undefined) => void = () => {};
-		const guard = new QuitGuard({
-			runs: () => [RUN],
-			leave: () => events.push("leave"),
-			stop: async () => {
-				events.push("stop");
-				return [];
-			},
-			keys: KEYS,
-		});
 		const term = tui((_title, options) => {
 			expect(options[0]).toBe(QUIT_LEAVE);
 			return new Promise((resolve) => {
@@ -123,16 +129,7 @@ describe("QuitGuard", () => {
 	});
 
 	test("stop: the runs are stopped before Pi quits, and are not reported as going on", async () => {
-		const events: string[] = [];
-		const guard = new QuitGuard({
-			runs: () => [RUN],
-			leave: () => events.push("leave"),
-			stop: async () => {
-				events.push("stop");
-				return [];
-			},
-			keys: KEYS,
-		});
+		const { events, guard } = recordingGuard();
 		const term = tui(async () => QUIT_STOP);
 		guard.bind(term.ctx);
 		expect(term.type("\r", "/quit")).toEqual({ consume: true });
