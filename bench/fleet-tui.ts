@@ -1,7 +1,7 @@
 // Background-agents TUI benchmark: keypress-to-render latency in Pi's real TUI (tmux, built bundle, real @cursor/sdk
 // against the loopback cloud fake), while the session is idle and while BENCH_FLEET_AGENTS background Cursor Cloud
-// agents (`/cursor-cloud launch`) work: each run produces a line of text every 100 ms on the fake, and Pi follows every
-// one of them (footer count, outcome cards) as users get it. One character is typed at a time; its latency is the time until
+// agents (`/cursor-cloud launch`) work: each run produces a line of text every 100 ms on the fake, and Pi streams every
+// one of them into its line above the editor (and counts them in the footer) as users get it. One character is typed at a time; its latency is the time until
 // tmux shows it in Pi's editor (the screen is polled every 2 ms, so each figure carries up to ~2 ms of polling, and
 // tmux's own capture time, equally in both phases). Printed, never asserted.
 //
