@@ -7,10 +7,10 @@
 // No port, no token: nothing leaves the process. The SDK gives a callback no cancellation signal, so a call ends by
 // its result, its deadline, or the run ending (`close`), which answers Cursor with an error result.
 import type { SDKCustomTool, SDKCustomToolResult } from "../sdk/cursor-sdk.ts";
-import { BridgeCallQueue, type BridgeToolResult } from "./calls.ts";
+import type { BridgeToolResult } from "./calls.ts";
 import { type BridgeDebugSink, createBridgeDebugSink } from "./debug.ts";
 import { newBridgeRunId } from "./ids.ts";
-import type { BridgeRun, BridgeRunOptions } from "./run.ts";
+import { type BridgeRun, type BridgeRunOptions, bridgeCallQueue, bridgeRunOver } from "./run.ts";
 
 export function startInProcessBridge(options: BridgeRunOptions): BridgeRun {
 	const runId = options.runId ?? newBridgeRunId();
@@ -18,14 +18,7 @@ export function startInProcessBridge(options: BridgeRunOptions): BridgeRun {
 		options.debug === undefined || options.debug === false
 			? () => {}
 			: createBridgeDebugSink(true, options.debug === true ? undefined : options.debug);
-	const queue = new BridgeCallQueue({
-		runId,
-		handler: options.handler,
-		callTimeoutMs: options.callTimeoutMs,
-		...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-		debug,
-	});
-	let closed = false;
+	const queue = bridgeCallQueue(options, runId, debug);
 	const customTools: Record<string, SDKCustomTool> = {};
 	for (const tool of options.surface.tools) {
 		customTools[tool.mcpName] = {
@@ -38,20 +31,15 @@ export function startInProcessBridge(options: BridgeRunOptions): BridgeRun {
 		};
 	}
 	debug({ event: "server_started", runId, toolCount: options.surface.tools.length, reason: "in_process" });
-	return {
-		runId,
-		sendOptions: { local: { customTools } },
-		pendingCalls: () => queue.pending,
-		get closed() {
-			return closed;
+	return bridgeRunOver(
+		queue,
+		{
+			runId,
+			sendOptions: { local: { customTools } },
+			release: () => debug({ event: "server_closed", runId, reason: "in_process" }),
 		},
-		async close() {
-			if (closed) return;
-			closed = true;
-			queue.close();
-			debug({ event: "server_closed", runId, reason: "in_process" });
-		},
-	};
+		{},
+	);
 }
 
 /** The bridge's result as the SDK takes it from a custom tool (the same text and image blocks as MCP). */

@@ -11,11 +11,11 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { CallToolResult, Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { McpServerConfig } from "../sdk/cursor-sdk.ts";
-import { BridgeCallQueue, type BridgeToolResult } from "./calls.ts";
+import type { BridgeToolResult } from "./calls.ts";
 import { type BridgeDebugRecord, type BridgeDebugSink, createBridgeDebugSink } from "./debug.ts";
 import { newBridgeRunId, newPathToken } from "./ids.ts";
 import { mcpVendor } from "./mcp-vendor.ts";
-import type { BridgeRun, BridgeRunOptions } from "./run.ts";
+import { type BridgeRun, type BridgeRunOptions, bridgeCallQueue, bridgeRunOver } from "./run.ts";
 import { BRIDGE_SERVER_NAME, type BridgeTool } from "./snapshot.ts";
 
 export interface BridgeServerOptions extends BridgeRunOptions {
@@ -59,16 +59,10 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
 			: createBridgeDebugSink(true, options.debug === true ? undefined : options.debug, () => [token]);
 	const log = (record: Omit<BridgeDebugRecord, "runId">) => debug({ ...record, runId });
 	const tools = new Map(options.surface.tools.map((tool) => [tool.mcpName, tool]));
-	const queue = new BridgeCallQueue({
-		runId,
-		handler: options.handler,
-		callTimeoutMs: options.callTimeoutMs,
-		...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-		debug,
-	});
+	const queue = bridgeCallQueue(options, runId, debug);
 	const sessions = new Map<string, Session>();
 	const maxSessions = Math.max(1, options.maxSessions ?? 8);
-	let closed = false;
+	let run: BridgeServer | undefined;
 
 	const createSession = async (): Promise<Session> => {
 		const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
@@ -122,7 +116,7 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
 	app.use("*", localhostHostValidation(), localhostOriginValidation());
 	app.all("*", async (c) => {
 		if (!sameText(c.req.path, path)) return refuse("token", 404);
-		if (closed) return refuse("closed", 503);
+		if (run?.closed) return refuse("closed", 503);
 		const request = c.req.raw;
 		const sessionId = request.headers.get("mcp-session-id");
 		if (sessionId) {
@@ -151,28 +145,24 @@ export async function startBridgeServer(options: BridgeServerOptions): Promise<B
 	log({ event: "server_started", toolCount: tools.size });
 
 	const mcpServers: Record<string, McpServerConfig> = { [BRIDGE_SERVER_NAME]: { type: "http", url } };
-	return {
-		runId,
-		mcpServers,
-		sendOptions: { mcpServers },
-		address: () => ({ ...address }),
-		pendingCalls: () => queue.pending,
-		sessionCount: () => sessions.size,
-		get closed() {
-			return closed;
+	const started: BridgeServer = bridgeRunOver(
+		queue,
+		{
+			runId,
+			sendOptions: { mcpServers },
+			release: async () => {
+				await Promise.all([...sessions.keys()].map(closeSession));
+				await new Promise<void>((resolve) => {
+					http.close(() => resolve());
+					if ("closeAllConnections" in http) http.closeAllConnections();
+				});
+				log({ event: "server_closed" });
+			},
 		},
-		async close() {
-			if (closed) return;
-			closed = true;
-			queue.close();
-			await Promise.all([...sessions.keys()].map(closeSession));
-			await new Promise<void>((resolve) => {
-				http.close(() => resolve());
-				if ("closeAllConnections" in http) http.closeAllConnections();
-			});
-			log({ event: "server_closed" });
-		},
-	};
+		{ mcpServers, address: () => ({ ...address }), sessionCount: () => sessions.size },
+	);
+	run = started;
+	return started;
 }
 
 function describeTool(tool: BridgeTool) {

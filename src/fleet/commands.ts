@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CloudJournal } from "../cloud/journal.ts";
 import { recordedAgents } from "../cloud/records.ts";
+import { bounded } from "../sdk/bounded.ts";
 import type { CloudRunState, CloudSdk, ModelSelection } from "../sdk/cursor-sdk.ts";
 import { scrubText } from "../sdk/errors.ts";
 import type { Notify } from "../ui/types.ts";
@@ -34,14 +35,9 @@ export interface FleetCommandDeps extends LaunchDeps {
 
 const scripted = (mode: FleetCommandDeps["mode"]) => mode === "print" || mode === "json";
 
-function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`${what} within ${durationText(ms)}`)), ms);
-		timer.unref?.();
-	});
-	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
+/** A call to Cursor bounded by `ms`; past it, "`what` within <duration>". */
+const within = <T>(work: Promise<T>, ms: number, what: string): Promise<T> =>
+	bounded(work, ms, { timeoutMessage: `${what} within ${durationText(ms)}` });
 
 export async function launchCommand(deps: FleetCommandDeps, task: string): Promise<boolean> {
 	const launched = await launchCloudAgent(deps, task, deps.apiKey, deps.model());
@@ -64,7 +60,7 @@ async function latestRun(deps: FleetCommandDeps, agentId: string): Promise<strin
 	const runId = recorded?.runIds.at(-1);
 	if (runId) return runId;
 	try {
-		const runs = await bounded(deps.sdk.listRuns(agentId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
+		const runs = await within(deps.sdk.listRuns(agentId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
 		const latest = runs.find((r) => r.status === "running") ?? runs.at(-1);
 		return latest ? latest.id : { message: `${agentId} has no run.` };
 	} catch (error) {
@@ -83,7 +79,7 @@ async function agentConversation(
 	const why = (error: unknown) => scrubText(error instanceof Error ? error.message : String(error), [deps.apiKey]);
 	let runs: CloudRunState[];
 	try {
-		runs = await bounded(deps.sdk.listRuns(agentId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
+		runs = await within(deps.sdk.listRuns(agentId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
 	} catch (error) {
 		return { why: why(error) };
 	}
@@ -94,7 +90,7 @@ async function agentConversation(
 			continue;
 		}
 		try {
-			const entries = await bounded(
+			const entries = await within(
 				deps.sdk.runConversation(agentId, run.id, deps.apiKey),
 				FLEET_LOOKUP_MS,
 				"no conversation",
@@ -116,7 +112,7 @@ export async function showCommand(deps: FleetCommandDeps, agentId: string): Prom
 	}
 	let state: CloudRunState;
 	try {
-		state = await bounded(deps.sdk.getRun(agentId, runId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
+		state = await within(deps.sdk.getRun(agentId, runId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
 	} catch (error) {
 		deps.report(`Could not look up ${agentId}: ${scrubText(String(error), [deps.apiKey])}`, "warning");
 		return false;
@@ -151,7 +147,7 @@ export async function waitCommand(deps: FleetCommandDeps, agentId: string): Prom
 	if (!scripted(deps.mode)) deps.report(`Waiting for Cursor Cloud agent ${agentId} (run ${runId})…`, "info");
 	let end: Awaited<ReturnType<CloudFleet["collect"]>>;
 	try {
-		end = await bounded(
+		end = await within(
 			deps.fleet.collect({ agentId, runId, at: Date.now() }, deps.apiKey),
 			ms,
 			`${agentId} did not finish`,
@@ -249,7 +245,7 @@ export async function artifactsCommand(
 	const why = (error: unknown) => scrubText(error instanceof Error ? error.message : String(error), [deps.apiKey]);
 	if (!download) {
 		try {
-			const files = await bounded(deps.sdk.listArtifacts(agentId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
+			const files = await within(deps.sdk.listArtifacts(agentId, deps.apiKey), FLEET_LOOKUP_MS, "no answer");
 			const lines = files.map((f) => `  ${f.path.replace(/\p{Cc}/gu, "?")} · ${sizeText(f.sizeBytes)}`);
 			deps.report(
 				files.length === 0
@@ -273,7 +269,7 @@ export async function artifactsCommand(
 		return false;
 	}
 	try {
-		const bytes = await bounded(
+		const bytes = await within(
 			deps.sdk.downloadArtifact(agentId, download.path, deps.apiKey),
 			FLEET_LOOKUP_MS * 4,
 			"no download",

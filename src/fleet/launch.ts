@@ -3,6 +3,7 @@
 // before the send and its run as soon as it exists; the fleet follows the run and adds its card when it ends. The
 // agent is not the session branch's turn agent: the conversation goes on with local or other cloud turns.
 import type { PreparedCloud } from "../runtime/cloud.ts";
+import { bounded } from "../sdk/bounded.ts";
 import type { CloudSdk, ModelSelection } from "../sdk/cursor-sdk.ts";
 import { type CursorError, scrubText } from "../sdk/errors.ts";
 import type { CloudFleet } from "./fleet.ts";
@@ -19,15 +20,6 @@ export interface LaunchDeps {
 export type LaunchOutcome =
 	| { ok: true; agentId: string; runId: string; repo: string | null }
 	| { ok: false; message: string };
-
-function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
-	let timer: ReturnType<typeof setTimeout> | undefined;
-	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`Cursor did not accept the task within ${ms / 1000} s`)), ms);
-		timer.unref?.();
-	});
-	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
 
 export async function launchCloudAgent(
 	deps: LaunchDeps,
@@ -63,7 +55,11 @@ export async function launchCloudAgent(
 	}
 	let runId: string;
 	try {
-		runId = (await bounded(agent.send(task, model ? { model } : {}), LAUNCH_SEND_MS)).id;
+		runId = (
+			await bounded(agent.send(task, model ? { model } : {}), LAUNCH_SEND_MS, {
+				timeoutMessage: `Cursor did not accept the task within ${LAUNCH_SEND_MS / 1000} s`,
+			})
+		).id;
 	} catch (error) {
 		agent.close();
 		try {
