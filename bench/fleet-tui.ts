@@ -12,7 +12,7 @@
 import { startCloudFake } from "../test/support/cloud-fake/client.ts";
 import type { Step } from "../test/support/cloud-fake/scenario.ts";
 import { HomeRegistry } from "../test/support/pi.ts";
-import { NO_RETRY, TEST_KEY } from "../test/support/pi-turn.ts";
+import { NO_RETRY } from "../test/support/pi-turn.ts";
 import { piTerminal, type TmuxSession } from "../test/support/tmux.ts";
 
 const AGENTS = Number(process.env.BENCH_FLEET_AGENTS ?? 10);
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
 		await fake.setScenarioMap({ "[[bench]]": { steps: STREAM, result: { git: { branches: [{ repoUrl: REPO }] } } } });
 		const home = homes.create(NO_RETRY);
 		terminal = piTerminal(home, ["--model", "cursor/composer-2.5", "--cursor-cloud-ack", "--cursor-cloud-repo", REPO], {
-			env: { CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY },
+			env: fake.piEnv(),
 			height: 50,
 		});
 		const session = terminal;

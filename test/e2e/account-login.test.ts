@@ -4,11 +4,11 @@
 // (Pi's auth.json only, 0600, with its expiry), that the next prompt reaches Cursor with it, and what the user sees
 // on abort, denial, near expiry, expiry and sign-out.
 import { describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { type FakeBackend, startFakeBackend } from "../support/fake-backend/client.ts";
-import { type PiHost, piHosts, type TempHome } from "../support/pi.ts";
+import { filesUnder, type PiHost, piHosts, type TempHome } from "../support/pi.ts";
 import { isNotify, notifications, type RpcPi, type RpcRecord, rpcSuite, type UiRequest } from "../support/rpc.ts";
 
 const suite = rpcSuite(2);
@@ -43,18 +43,6 @@ function authFile(home: TempHome): string {
 function storedCursor(home: TempHome): Record<string, unknown> | undefined {
 	if (!existsSync(authFile(home))) return undefined;
 	return (JSON.parse(readFileSync(authFile(home), "utf8")) as Record<string, Record<string, unknown>>).cursor;
-}
-
-/** Every regular file under `dir` (symlinks not followed: the shared jiti cache is not the test's). */
-function filesUnder(dir: string): string[] {
-	const out: string[] = [];
-	for (const name of readdirSync(dir)) {
-		const path = join(dir, name);
-		const stat = lstatSync(path);
-		if (stat.isDirectory()) out.push(...filesUnder(path));
-		else if (stat.isFile()) out.push(path);
-	}
-	return out;
 }
 
 /** The browser step: open the login URL Pi showed (the fake learns the challenge), then settle the sign-in. */

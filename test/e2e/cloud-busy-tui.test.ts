@@ -9,7 +9,7 @@ import { afterAll, expect, test } from "bun:test";
 import { BUSY_OPTIONS } from "../../src/fleet/busy.ts";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import type { TempHome } from "../support/pi.ts";
-import { HomeRegistry, NO_RETRY, TEST_KEY } from "../support/pi-turn.ts";
+import { HomeRegistry, NO_RETRY } from "../support/pi-turn.ts";
 import { piTerminal, type TmuxSession } from "../support/tmux.ts";
 
 const REPO = "https://github.com/acme/app";
@@ -36,7 +36,7 @@ const api = async () => (await cloud.fake.requests()).filter((r: RequestLogEntry
 const label = (choice: string) => BUSY_OPTIONS.find((o) => o.choice === choice)?.label ?? choice;
 
 async function pi(home: TempHome, resume: boolean): Promise<TmuxSession> {
-	const env = { CURSOR_BACKEND_URL: cloud.fake.url, CURSOR_API_KEY: TEST_KEY, PI_CURSOR_CLOUD_REPO: REPO };
+	const env = cloud.fake.piEnv({ PI_CURSOR_CLOUD_REPO: REPO });
 	const terminal = piTerminal(home, [...CLOUD_ARGS, ...(resume ? ["-c"] : [])], { env, height: 50 });
 	terminals.push(terminal);
 	const ready = resume ? "☁ 1 cloud run" : "cursor:cloud";

@@ -4,18 +4,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CloudFake, cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts";
+import { cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
-import {
-	HomeRegistry,
-	jsonLines,
-	leakedSecrets,
-	NO_RETRY,
-	startTurnBackend,
-	TEST_KEY,
-	withOutput,
-} from "../support/pi-turn.ts";
+import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, startTurnBackend, withOutput } from "../support/pi-turn.ts";
 import { notifications, startRpcPi, statuses } from "../support/rpc.ts";
 import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
 
@@ -87,8 +79,7 @@ const CLOUD_ARGS = [
 	"--cursor-cloud-repo",
 	REPO,
 ];
-const cloudEnv = (fake: CloudFake) => ({ CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY });
-const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloudEnv(cloud.fake) });
+const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloud.fake.piEnv() });
 
 describe("scripting", () => {
 	test(
@@ -163,7 +154,7 @@ describe("background agents in a session", () => {
 			await cloud.fake.forwardTo((local as FakeBackend).url);
 			// The session's own turns run locally; the launches go to Cursor Cloud all the same.
 			const localArgs = CLOUD_ARGS.map((arg) => (arg === "cloud" ? "local" : arg));
-			const rpc = startRpcPi(localArgs, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			const rpc = startRpcPi(localArgs, { home, env: cloud.fake.piEnv(), lifetimeMs: 120_000 });
 			try {
 				for (const n of [1, 2, 3]) {
 					const from = rpc.mark();
@@ -230,7 +221,7 @@ describe("background agents in a session", () => {
 		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force), send to a background agent, and show its outcome and conversation",
 		async () => {
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake), lifetimeMs: 120_000 });
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloud.fake.piEnv(), lifetimeMs: 120_000 });
 			const command = async (text: string, expected: string) => {
 				const from = rpc.mark();
 				await rpc.prompt(text);
@@ -300,7 +291,7 @@ describe("background agents in a session", () => {
 			const fauxArgs = ["--model", "faux/faux-1", "--cursor-cloud-repo", REPO, "--cursor-cloud-tool"];
 			const extensions = [BUNDLE, FAUX_DELEGATOR];
 			// Without --cursor-cloud-ack (print/RPC): the tool refuses, and nothing reaches Cursor.
-			const refusing = startRpcPi(fauxArgs, { home: homes.create(NO_RETRY), env: cloudEnv(cloud.fake), extensions });
+			const refusing = startRpcPi(fauxArgs, { home: homes.create(NO_RETRY), env: cloud.fake.piEnv(), extensions });
 			try {
 				const from = refusing.mark();
 				await refusing.prompt("Delegate the login fix");
@@ -312,7 +303,7 @@ describe("background agents in a session", () => {
 			expect((await cloud.fake.requests()).filter((r) => r.path.startsWith("/v1/agents"))).toEqual([]);
 
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi([...fauxArgs, "--cursor-cloud-ack"], { home, env: cloudEnv(cloud.fake), extensions });
+			const rpc = startRpcPi([...fauxArgs, "--cursor-cloud-ack"], { home, env: cloud.fake.piEnv(), extensions });
 			try {
 				let from = rpc.mark();
 				await rpc.prompt("Delegate the login fix");
@@ -333,7 +324,7 @@ describe("background agents in a session", () => {
 			const before = (await cloud.fake.agents()).length;
 			const off = startRpcPi(["--model", "faux/faux-1", "--cursor-cloud-ack"], {
 				home: homes.create(NO_RETRY),
-				env: cloudEnv(cloud.fake),
+				env: cloud.fake.piEnv(),
 				extensions,
 			});
 			try {

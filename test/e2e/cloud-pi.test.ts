@@ -4,19 +4,11 @@
 // repository token anywhere.
 import { describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
-import { runPi, type TempHome } from "../support/pi.ts";
-import {
-	HomeRegistry,
-	jsonLines,
-	leakedSecrets,
-	NO_RETRY,
-	type PiRecord,
-	TEST_KEY,
-	withOutput,
-} from "../support/pi-turn.ts";
+import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
+import { filesUnder, runPi, type TempHome } from "../support/pi.ts";
+import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, type PiRecord, withOutput } from "../support/pi-turn.ts";
 import { type RpcPi, startRpcPi } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
@@ -67,13 +59,9 @@ const homes = new HomeRegistry();
 /** The flags of a confirmed cloud turn on REPO. */
 const CLOUD_ARGS = ["--model", MODEL, "--cursor-runtime", "cloud", "--cursor-cloud-ack", "--cursor-cloud-repo", REPO];
 
-function cloudEnv(fake: CloudFake, extra: Record<string, string | undefined> = {}) {
-	return { CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY, ...extra };
-}
-
 /** `pi <args>` in `home`, talking to the cloud fake (`extra` on top of its environment). */
 function piIn(home: TempHome, args: string[], extra: Record<string, string | undefined> = {}) {
-	return runPi(args, { home, env: cloudEnv(cloud.fake, extra) });
+	return runPi(args, { home, env: cloud.fake.piEnv(extra) });
 }
 
 /** Sends a prompt and waits for the end of its agent run. */
@@ -97,19 +85,7 @@ function journalOf(home: TempHome): Record<string, unknown>[] {
 		.map((line) => JSON.parse(line));
 }
 
-function sessionFiles(home: TempHome): string[] {
-	const root = join(home.agentDir, "sessions");
-	const out: string[] = [];
-	const walk = (dir: string) => {
-		for (const entry of readdirSync(dir, { withFileTypes: true })) {
-			const path = join(dir, entry.name);
-			if (entry.isDirectory()) walk(path);
-			else out.push(path);
-		}
-	};
-	walk(root);
-	return out;
-}
+const sessionFiles = (home: TempHome) => filesUnder(join(home.agentDir, "sessions"));
 
 /** Every file of the home (sessions, config, journals) and the output hold neither the key nor `extra`. */
 function expectNoSecrets(home: TempHome, output: string, extra: string[] = []): void {
@@ -228,7 +204,7 @@ describe("choosing the runtime", () => {
 		async () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(["--model", MODEL], { home, env: cloudEnv(fake) });
+			const rpc = startRpcPi(["--model", MODEL], { home, env: fake.piEnv() });
 			try {
 				await rpc.ready();
 				expect(rpc.status()).toBe("cursor:local · fast:on");
@@ -274,7 +250,7 @@ describe("choosing the runtime", () => {
 			git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "Start the app");
 			writeFileSync(join(repo, "notes.txt"), "not committed\n");
 			const args = ["--model", MODEL, "--cursor-runtime", "cloud", "--cursor-cloud-ack"];
-			const refused = await runPi([...args, "-p", "hello [[answer]]"], { home, cwd: repo, env: cloudEnv(fake) });
+			const refused = await runPi([...args, "-p", "hello [[answer]]"], { home, cwd: repo, env: fake.piEnv() });
 			withOutput(refused, () => {
 				const text = refused.stdout + refused.stderr;
 				expect(refused.code).not.toBe(0);
@@ -287,7 +263,7 @@ describe("choosing the runtime", () => {
 			const allowed = await runPi([...args, "--cursor-cloud-allow-local-state", "-p", "hello [[answer]]"], {
 				home,
 				cwd: repo,
-				env: cloudEnv(fake),
+				env: fake.piEnv(),
 			});
 			withOutput(allowed, () => expect(allowed.code).toBe(0));
 			const create = apiRequests(await fake.requests()).find((r) => r.method === "POST");
@@ -303,7 +279,7 @@ describe("a cloud session", () => {
 		async () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(fake) });
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: fake.piEnv() });
 			try {
 				await rpc.ready();
 				expect(rpc.status()).toBe("cursor:cloud · fast:n/a");
@@ -429,7 +405,7 @@ describe("faults", () => {
 		async () => {
 			const { fake } = cloud;
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(fake) });
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: fake.piEnv() });
 			try {
 				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
 				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
@@ -453,7 +429,7 @@ describe("faults", () => {
 			const { fake } = cloud;
 			for (const how of ["stdin", "SIGTERM"] as const) {
 				const home = homes.create(NO_RETRY);
-				const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(fake) });
+				const rpc = startRpcPi(CLOUD_ARGS, { home, env: fake.piEnv() });
 				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
 				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
 				const started = Date.now();

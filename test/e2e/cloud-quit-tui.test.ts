@@ -4,7 +4,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi } from "../support/pi.ts";
-import { HomeRegistry, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import { HomeRegistry, NO_RETRY, withOutput } from "../support/pi-turn.ts";
 import { piTerminal, type TmuxSession } from "../support/tmux.ts";
 
 const REPO = "https://github.com/acme/app";
@@ -21,7 +21,7 @@ const cloud = cloudFakeForFile(SCENARIOS);
 const homes = new HomeRegistry();
 const terminals: TmuxSession[] = [];
 const CLOUD_ARGS = ["--model", "cursor/composer-2", "--cursor-runtime", "cloud", "--cursor-cloud-ack"];
-const env = () => ({ CURSOR_BACKEND_URL: cloud.fake.url, CURSOR_API_KEY: TEST_KEY, PI_CURSOR_CLOUD_REPO: REPO });
+const env = () => cloud.fake.piEnv({ PI_CURSOR_CLOUD_REPO: REPO });
 
 afterAll(() => {
 	for (const terminal of terminals) terminal.kill();

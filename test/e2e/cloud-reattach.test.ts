@@ -3,11 +3,11 @@
 // collects the run's outcome exactly once (waiting for it when it is still running), and the next prompt goes to the
 // same agent without a busy failure.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
-import { runPi, type TempHome } from "../support/pi.ts";
-import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
+import { filesUnder, runPi, type TempHome } from "../support/pi.ts";
+import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, withOutput } from "../support/pi-turn.ts";
 import { startRpcPi, statuses } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 150_000;
@@ -51,22 +51,10 @@ const CLOUD_ARGS = [
 	REPO,
 ];
 
-const cloudEnv = (fake: CloudFake) => ({ CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY });
-const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloudEnv(cloud.fake) });
+const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloud.fake.piEnv() });
 const apiRequests = (log: RequestLogEntry[]) => log.filter((r) => r.path.startsWith("/v1/agents"));
 
-function files(home: TempHome): string[] {
-	const out: string[] = [];
-	const walk = (dir: string) => {
-		for (const entry of readdirSync(dir, { withFileTypes: true })) {
-			const path = join(dir, entry.name);
-			if (entry.isDirectory()) walk(path);
-			else out.push(path);
-		}
-	};
-	walk(join(home.agentDir, "sessions"));
-	return out;
-}
+const files = (home: TempHome) => filesUnder(join(home.agentDir, "sessions"));
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON lines of Pi's session file
 function sessionEntries(home: TempHome): any[] {
@@ -83,7 +71,7 @@ const outcomeMessages = (home: TempHome) =>
 
 /** Starts a cloud turn on `[[long]]` in RPC mode and SIGKILLs Pi once the run streams. */
 async function killMidRun(home: TempHome, marker = "[[long]]"): Promise<void> {
-	const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake) });
+	const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloud.fake.piEnv() });
 	try {
 		rpc.write({ type: "prompt", message: `Fix the login ${marker}` });
 		await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
@@ -180,7 +168,7 @@ describe("a cloud run Pi did not see end", () => {
 		async () => {
 			const home = homes.create(NO_RETRY);
 			await killMidRun(home, "[[longer]]");
-			const rpc = startRpcPi([...CLOUD_ARGS, "-c"], { home, env: cloudEnv(cloud.fake) });
+			const rpc = startRpcPi([...CLOUD_ARGS, "-c"], { home, env: cloud.fake.piEnv() });
 			try {
 				await rpc.waitFor(() => statuses(rpc.records, "cursor-cloud-fleet").includes("☁ 1 cloud run"));
 				const from = rpc.mark();
@@ -219,7 +207,7 @@ describe("a cloud run Pi did not see end", () => {
 		"quitting Pi mid-run (stdin closed, an orderly shutdown) leaves the run going; `pi -c` collects it once",
 		async () => {
 			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloudEnv(cloud.fake) });
+			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloud.fake.piEnv() });
 			rpc.write({ type: "prompt", message: "Fix the login [[long]]" });
 			await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
 			const exit = await rpc.close(10_000);

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
-import { HomeRegistry, NO_RETRY, TEST_KEY, withOutput } from "../support/pi-turn.ts";
+import { HomeRegistry, NO_RETRY, withOutput } from "../support/pi-turn.ts";
 import { startRpcPi } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
@@ -24,7 +24,7 @@ const homes = new HomeRegistry();
 const CLOUD_ARGS = ["--model", MODEL, "--cursor-runtime", "cloud", "--cursor-cloud-ack"];
 
 function piIn(home: TempHome, args: string[]) {
-	return runPi(args, { home, env: { CURSOR_BACKEND_URL: cloud.fake.url, CURSOR_API_KEY: TEST_KEY } });
+	return runPi(args, { home, env: cloud.fake.piEnv() });
 }
 
 const creates = (log: RequestLogEntry[]) => log.filter((r) => r.method === "POST" && r.path === "/v1/agents");
@@ -81,7 +81,7 @@ describe("fast on a cloud turn", () => {
 			const home = homes.create(NO_RETRY);
 			const rpc = startRpcPi([...CLOUD_ARGS, "--cursor-cloud-repo", REPO, "--cursor-fast"], {
 				home,
-				env: { CURSOR_BACKEND_URL: cloud.fake.url, CURSOR_API_KEY: TEST_KEY },
+				env: cloud.fake.piEnv(),
 			});
 			try {
 				await rpc.ready();

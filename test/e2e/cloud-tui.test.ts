@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLOUD_ACK_TITLE } from "../../src/cloud/ack.ts";
 import { cloudFakeForFile } from "../support/cloud-fake/client.ts";
-import { HomeRegistry, NO_RETRY, TEST_KEY } from "../support/pi-turn.ts";
+import { HomeRegistry, NO_RETRY } from "../support/pi-turn.ts";
 import { piTerminal, type TmuxSession } from "../support/tmux.ts";
 
 const REPO = "https://github.com/acme/app";
@@ -30,7 +30,7 @@ test("/cursor-runtime cloud, the one-time confirmation, and a streamed cloud ans
 	const { fake } = cloud;
 	const home = homes.create(NO_RETRY);
 	terminal = piTerminal(home, ["--model", "cursor/composer-2"], {
-		env: { CURSOR_BACKEND_URL: fake.url, CURSOR_API_KEY: TEST_KEY, PI_CURSOR_CLOUD_REPO: REPO },
+		env: fake.piEnv({ PI_CURSOR_CLOUD_REPO: REPO }),
 		height: 60,
 	});
 	await terminal.waitForScreen((text) => text.includes("cursor:local"), "Pi's footer");

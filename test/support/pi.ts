@@ -1,7 +1,17 @@
 // Runs the real Pi CLI (npm package on Node 24, or a compiled Bun binary) with an isolated HOME.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ProcessResult, runProcess } from "./processes.ts";
@@ -57,6 +67,18 @@ function piCaches(): string {
 		prefix,
 	);
 	return sharedCaches;
+}
+
+/** Every regular file under `dir` (symlinks not followed: the shared jiti cache is not the test's). */
+export function filesUnder(dir: string): string[] {
+	const out: string[] = [];
+	for (const name of readdirSync(dir)) {
+		const path = join(dir, name);
+		const stat = lstatSync(path);
+		if (stat.isDirectory()) out.push(...filesUnder(path));
+		else if (stat.isFile()) out.push(path);
+	}
+	return out;
 }
 
 /** A throwaway HOME with Pi's agent dir inside; never the real home. */

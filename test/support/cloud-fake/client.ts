@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach } from "bun:test";
 import { join } from "node:path";
 import { FAKE_BACKEND_DIR } from "../fake-backend/toolchain.ts";
+import { TEST_KEY } from "../pi-turn.ts";
 import { startServerProcess } from "../processes.ts";
 import type { AgentSeed } from "./control.ts";
 import type { ScenarioInput } from "./scenario.ts";
@@ -35,6 +36,8 @@ export interface CloudFake {
 	 * answered here): with CURSOR_BACKEND_URL at the cloud fake, one Pi session has local turns and cloud agents.
 	 */
 	forwardTo(url: string | null): Promise<void>;
+	/** The environment of a Pi that talks to this fake with the tests' key (`extra` on top). */
+	piEnv(extra?: Record<string, string | undefined>): Record<string, string | undefined>;
 	/** Opens a scenario's `{ gate: name }` step: the runs waiting there go on. */
 	openGate(name: string): Promise<void>;
 	/** Agents that exist on the "server" without a run of ours. */
@@ -71,6 +74,7 @@ export async function startCloudFake(): Promise<CloudFake> {
 		forwardTo: async (url) => {
 			await control("PUT", "forward", { url });
 		},
+		piEnv: (extra = {}) => ({ CURSOR_BACKEND_URL: server.url, CURSOR_API_KEY: TEST_KEY, ...extra }),
 		openGate: async (name) => {
 			await control("POST", "gates", { name });
 		},
