@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { filesUnder, runPi, type TempHome } from "../support/pi.ts";
-import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, withOutput } from "../support/pi-turn.ts";
+import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, sessionEntriesOf, withOutput } from "../support/pi-turn.ts";
 import { startRpcPi, statuses } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 150_000;
@@ -56,18 +56,8 @@ const apiRequests = (log: RequestLogEntry[]) => log.filter((r) => r.path.startsW
 
 const files = (home: TempHome) => filesUnder(join(home.agentDir, "sessions"));
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON lines of Pi's session file
-function sessionEntries(home: TempHome): any[] {
-	const sessions = files(home).filter((f) => f.endsWith(".jsonl"));
-	expect(sessions).toHaveLength(1);
-	return readFileSync(sessions[0] as string, "utf8")
-		.trimEnd()
-		.split("\n")
-		.map((line) => JSON.parse(line));
-}
-
 const outcomeMessages = (home: TempHome) =>
-	sessionEntries(home).filter((e) => e.type === "custom_message" && e.customType === "pi-cursor-sdk:cloud-outcome");
+	sessionEntriesOf(home).filter((e) => e.type === "custom_message" && e.customType === "pi-cursor-sdk:cloud-outcome");
 
 /** Starts a cloud turn on `[[long]]` in RPC mode and SIGKILLs Pi once the run streams. */
 async function killMidRun(home: TempHome, marker = "[[long]]"): Promise<void> {
@@ -151,7 +141,7 @@ describe("a cloud run Pi did not see end", () => {
 				withOutput(more, () => expect(more.code).toBe(0));
 			}
 			expect(outcomeMessages(home)).toHaveLength(1);
-			const entries = sessionEntries(home);
+			const entries = sessionEntriesOf(home);
 			const interrupted = entries.findIndex((e) => e.type === "message" && e.message?.role === "user");
 			const card = entries.findIndex((e) => e.customType === "pi-cursor-sdk:cloud-outcome");
 			const nextPrompt = entries.findIndex(

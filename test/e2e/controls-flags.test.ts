@@ -3,10 +3,8 @@
 // command's notice, the footer (`setStatus("cursor", …)`) and the next request on the wire agree. Flags never write
 // the session; the command writes its session entry, and a later run without the flag starts there.
 import { expect } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { TempHome } from "../support/pi.ts";
-import { type PiRecord, turnSuite } from "../support/pi-turn.ts";
+import { sessionEntriesOf, turnSuite } from "../support/pi-turn.ts";
 import { notifications, type RpcPi, startRpcPi } from "../support/rpc.ts";
 
 const suite = turnSuite();
@@ -50,14 +48,7 @@ const fastParam = (request: { params: { id: string; value: string }[] }) =>
 
 /** The Cursor entries of the home's one session file. */
 function cursorEntries(home: TempHome): [string, unknown][] {
-	const dir = join(home.agentDir, "sessions");
-	const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".jsonl"));
-	expect(files).toHaveLength(1);
-	const file = files[0] as (typeof files)[number];
-	return readFileSync(join(file.parentPath, file.name), "utf8")
-		.split("\n")
-		.filter((line) => line.trim() !== "")
-		.map((line) => JSON.parse(line) as PiRecord)
+	return sessionEntriesOf(home)
 		.filter((e) => e.type === "custom" && String(e.customType).match(/^pi-cursor-sdk:(mode|fast|runtime|http)$/))
 		.map((e) => [e.customType, e.data]);
 }

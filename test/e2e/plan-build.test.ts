@@ -4,8 +4,6 @@
 // agent mode and sends "Implement the plan above" as an incremental send to the same Cursor agent. (The TUI's
 // Build it / Keep planning / Dismiss dialog is tested in plan-tui.test.ts.)
 import { afterAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { BUILD_PROMPT } from "../../src/plan/approval.ts";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { piHosts, runPi, type TempHome } from "../support/pi.ts";
@@ -18,6 +16,7 @@ import {
 	NO_RETRY,
 	type PiRecord,
 	pool,
+	sessionEntriesOf,
 	startTurnBackend,
 	waitNoProcesses,
 	withOutput,
@@ -44,17 +43,7 @@ afterAll(async () => {
 }, 60_000);
 
 /** The custom entries of the home's one session file. */
-function sessionEntries(home: TempHome): PiRecord[] {
-	const dir = join(home.agentDir, "sessions");
-	const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".jsonl"));
-	expect(files).toHaveLength(1);
-	const file = files[0] as (typeof files)[number];
-	return readFileSync(join(file.parentPath, file.name), "utf8")
-		.split("\n")
-		.filter((line) => line.trim() !== "")
-		.map((line) => JSON.parse(line) as PiRecord)
-		.filter((entry) => entry.type === "custom");
-}
+const sessionEntries = (home: TempHome) => sessionEntriesOf(home).filter((entry) => entry.type === "custom");
 
 /** Sends a prompt and waits until Pi settles; the records of that turn. */
 async function settle(pi: RpcPi, text: string): Promise<PiRecord[]> {

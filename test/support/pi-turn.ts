@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
 	type FakeBackend,
 	loadCapturedCatalog,
@@ -12,7 +13,7 @@ import {
 	startFakeBackend,
 } from "./fake-backend/client.ts";
 import { pool } from "./limit.ts";
-import { defaultHost, HomeRegistry, type PiHost, type PiResult, runPi, type TempHome } from "./pi.ts";
+import { defaultHost, filesUnder, HomeRegistry, type PiHost, type PiResult, runPi, type TempHome } from "./pi.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** The only key the fake accepts; any other key gets a 401 at the key exchange. */
@@ -50,6 +51,13 @@ export function jsonLines(stdout: string): PiRecord[] {
 		.split("\n")
 		.filter((line) => line.trim().startsWith("{"))
 		.map((line) => JSON.parse(line) as PiRecord);
+}
+
+/** The entries of the one session file under `home` (Pi's JSON lines, in order). */
+export function sessionEntriesOf(home: TempHome): PiRecord[] {
+	const sessions = filesUnder(join(home.agentDir, "sessions")).filter((file) => file.endsWith(".jsonl"));
+	expect(sessions).toHaveLength(1);
+	return jsonLines(readFileSync(sessions[0] as string, "utf8"));
 }
 
 /** The secrets of a run that must never reach the user's terminal. */
