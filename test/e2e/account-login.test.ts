@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { type FakeBackend, startFakeBackend } from "../support/fake-backend/client.ts";
+import { type FakeBackend, type StartFakeBackendOptions, startFakeBackend } from "../support/fake-backend/client.ts";
 import { filesUnder, type PiHost, piHosts, type TempHome } from "../support/pi.ts";
 import { isNotify, notifications, type RpcPi, type RpcRecord, rpcSuite, type UiRequest } from "../support/rpc.ts";
 
@@ -16,10 +16,19 @@ const MODEL = "cursor/composer-2";
 const DAY = 24 * 60 * 60 * 1000;
 const TIMEOUT = 120_000;
 
-async function backendFor(): Promise<FakeBackend> {
-	// `apiKeys: []`: the backend accepts no key but the ones its sign-ins mint.
-	const backend = await startFakeBackend({ rest: { apiKeys: [] } });
-	return backend;
+/** A backend that accepts no key but the ones its sign-ins mint. */
+const SIGN_INS_ONLY: StartFakeBackendOptions = { rest: { apiKeys: [] } };
+
+/** Runs `body` with its own fake backend, stopped after it (at most as many at once as the suite allows). */
+function withBackend(options: StartFakeBackendOptions, body: (backend: FakeBackend) => Promise<void>): Promise<void> {
+	return suite.limit(async () => {
+		const backend = await startFakeBackend(options);
+		try {
+			await body(backend);
+		} finally {
+			await backend.stop();
+		}
+	});
 }
 
 function start(home: TempHome, backend: FakeBackend, host?: PiHost, extra: Record<string, string> = {}): RpcPi {
@@ -108,65 +117,60 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 		test(
 			`${host.name}: the URL is shown, the browser completes, the next prompt uses the minted key kept only in Pi's auth.json`,
 			async () => {
-				await suite.limit(async () => {
-					const backend = await backendFor();
-					try {
-						const home = suite.home();
-						const pi = start(home, backend, host);
-						await pi.ready();
-						const { url, from } = await beginSignIn(pi);
-						expect(url.startsWith(`${backend.url}/loginDeepControl?`)).toBe(true);
-						await browser(backend, url, "done");
-						await pi.waitFor(isNotify(/Signed in to Cursor/), { from, timeoutMs: 30_000 });
+				await withBackend(SIGN_INS_ONLY, async (backend) => {
+					const home = suite.home();
+					const pi = start(home, backend, host);
+					await pi.ready();
+					const { url, from } = await beginSignIn(pi);
+					expect(url.startsWith(`${backend.url}/loginDeepControl?`)).toBe(true);
+					await browser(backend, url, "done");
+					await pi.waitFor(isNotify(/Signed in to Cursor/), { from, timeoutMs: 30_000 });
 
-						const { minted } = await backend.logins();
-						expect(minted).toHaveLength(1);
-						const key = minted[0]?.key ?? "";
-						expect(minted[0]?.name).toBe(`Pi on ${hostname()}`);
-						const stored = storedCursor(home);
-						expect(stored).toMatchObject({
-							type: "oauth",
-							access: key,
-							email: "signed-in@example.com",
-							keyName: `Pi on ${hostname()}`,
-						});
-						// The expiry the key was minted with (90 days), kept with it.
-						expect(stored?.expires).toBe(minted[0]?.expiresAtMs);
-						expect(Number(stored?.expires) - Date.now()).toBeGreaterThan(89 * DAY);
-						expect(statSync(authFile(home)).mode & 0o777).toBe(0o600);
-						// The SDK was told to keep nothing.
-						expect(existsSync(join(home.dir, ".cursor", "sdk", "auth.json"))).toBe(false);
+					const { minted } = await backend.logins();
+					expect(minted).toHaveLength(1);
+					const key = minted[0]?.key ?? "";
+					expect(minted[0]?.name).toBe(`Pi on ${hostname()}`);
+					const stored = storedCursor(home);
+					expect(stored).toMatchObject({
+						type: "oauth",
+						access: key,
+						email: "signed-in@example.com",
+						keyName: `Pi on ${hostname()}`,
+					});
+					// The expiry the key was minted with (90 days), kept with it.
+					expect(stored?.expires).toBe(minted[0]?.expiresAtMs);
+					expect(Number(stored?.expires) - Date.now()).toBeGreaterThan(89 * DAY);
+					expect(statSync(authFile(home)).mode & 0o777).toBe(0o600);
+					// The SDK was told to keep nothing.
+					expect(existsSync(join(home.dir, ".cursor", "sdk", "auth.json"))).toBe(false);
 
-						const records = await turn(pi, "hello after sign-in");
-						expect(assistantEnd(records).stopReason).toBe("stop");
-						const exchanges = (await backend.requests()).filter((r) => r.path === "/auth/exchange_user_api_key");
-						expect(exchanges.length).toBeGreaterThan(0);
-						expect(exchanges.every((r) => r.bearer === key)).toBe(true);
-						expect((await backend.runs()).length).toBe(1);
+					const records = await turn(pi, "hello after sign-in");
+					expect(assistantEnd(records).stopReason).toBe("stop");
+					const exchanges = (await backend.requests()).filter((r) => r.path === "/auth/exchange_user_api_key");
+					expect(exchanges.length).toBeGreaterThan(0);
+					expect(exchanges.every((r) => r.bearer === key)).toBe(true);
+					expect((await backend.runs()).length).toBe(1);
 
-						const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
-						const report = notifications(doctor.records)
-							.map((n) => n.message)
-							.join("\n");
-						expect(report).toContain("Cursor account sign-in (signed-in@example.com), 90 days left");
+					const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
+					const report = notifications(doctor.records)
+						.map((n) => n.message)
+						.join("\n");
+					expect(report).toContain("Cursor account sign-in (signed-in@example.com), 90 days left");
 
-						const logout = await pi.prompt("/cursor-logout", { timeoutMs: 30_000 });
-						const said = notifications(pi.records.slice(pi.records.indexOf(logout.records[0] ?? {})))
-							.map((n) => n.message)
-							.join("\n");
-						expect(said).toMatch(/stays valid until \d{4}-\d\d-\d\d unless you revoke it/);
-						expect(said).toContain("https://cursor.com/dashboard");
-						expect(storedCursor(home)).toBeUndefined();
+					const logout = await pi.prompt("/cursor-logout", { timeoutMs: 30_000 });
+					const said = notifications(pi.records.slice(pi.records.indexOf(logout.records[0] ?? {})))
+						.map((n) => n.message)
+						.join("\n");
+					expect(said).toMatch(/stays valid until \d{4}-\d\d-\d\d unless you revoke it/);
+					expect(said).toContain("https://cursor.com/dashboard");
+					expect(storedCursor(home)).toBeUndefined();
 
-						const exit = await pi.close();
-						expect(exit.code).toBe(0);
-						// The key is in no output and, after sign-out, in no file of the home.
-						expect(JSON.stringify(exit.records) + exit.stderr).not.toContain(key);
-						const holders = filesUnder(home.dir).filter((file) => readFileSync(file).includes(key));
-						expect(holders).toEqual([]);
-					} finally {
-						await backend.stop();
-					}
+					const exit = await pi.close();
+					expect(exit.code).toBe(0);
+					// The key is in no output and, after sign-out, in no file of the home.
+					expect(JSON.stringify(exit.records) + exit.stderr).not.toContain(key);
+					const holders = filesUnder(home.dir).filter((file) => readFileSync(file).includes(key));
+					expect(holders).toEqual([]);
 				});
 			},
 			TIMEOUT,
@@ -176,25 +180,20 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 	test(
 		"while signed in, only Pi's auth.json holds the key",
 		async () => {
-			await suite.limit(async () => {
-				const backend = await backendFor();
-				try {
-					const home = suite.home();
-					const pi = start(home, backend);
-					await pi.ready();
-					const { url, from } = await beginSignIn(pi);
-					await browser(backend, url, "done");
-					await pi.waitFor(isNotify(/Signed in to Cursor/), { from, timeoutMs: 30_000 });
-					await turn(pi, "one turn so the SDK writes its stores");
-					const key = (await backend.logins()).minted[0]?.key ?? "";
-					const exit = await pi.close();
-					expect(exit.code).toBe(0);
-					const holders = filesUnder(home.dir).filter((file) => readFileSync(file).includes(key));
-					expect(holders).toEqual([authFile(home)]);
-					expect(JSON.stringify(exit.records) + exit.stderr).not.toContain(key);
-				} finally {
-					await backend.stop();
-				}
+			await withBackend(SIGN_INS_ONLY, async (backend) => {
+				const home = suite.home();
+				const pi = start(home, backend);
+				await pi.ready();
+				const { url, from } = await beginSignIn(pi);
+				await browser(backend, url, "done");
+				await pi.waitFor(isNotify(/Signed in to Cursor/), { from, timeoutMs: 30_000 });
+				await turn(pi, "one turn so the SDK writes its stores");
+				const key = (await backend.logins()).minted[0]?.key ?? "";
+				const exit = await pi.close();
+				expect(exit.code).toBe(0);
+				const holders = filesUnder(home.dir).filter((file) => readFileSync(file).includes(key));
+				expect(holders).toEqual([authFile(home)]);
+				expect(JSON.stringify(exit.records) + exit.stderr).not.toContain(key);
 			});
 		},
 		TIMEOUT,
@@ -203,31 +202,26 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 	test(
 		"cancelling the wait stores nothing, mints nothing and leaves no process",
 		async () => {
-			await suite.limit(async () => {
-				const backend = await backendFor();
-				try {
-					const home = suite.home();
-					const pi = start(home, backend);
-					await pi.ready();
-					const { from } = await beginSignIn(pi);
-					const waiting = await pi.waitFor<UiRequest>(
-						(r) => r.type === "extension_ui_request" && r.method === "select" && /Waiting/.test(String(r.title)),
-						{ from },
-					);
-					// Cancel once Pi is really waiting on the backend (a pending poll answered).
-					await pollsAtLeast(backend, 1);
-					pi.write({ type: "extension_ui_response", id: waiting.id, cancelled: true });
-					await pi.waitFor(isNotify(/cancelled: nothing was stored/), { from, timeoutMs: 15_000 });
-					const polls = (await backend.logins()).attempts[0]?.polls ?? 0;
-					const exit = await pi.close();
-					expect(exit.code).toBe(0);
-					expect(storedCursor(home)).toBeUndefined();
-					expect((await backend.logins()).minted).toEqual([]);
-					// The poll stopped with the sign-in.
-					expect((await backend.logins()).attempts[0]?.polls).toBe(polls);
-				} finally {
-					await backend.stop();
-				}
+			await withBackend(SIGN_INS_ONLY, async (backend) => {
+				const home = suite.home();
+				const pi = start(home, backend);
+				await pi.ready();
+				const { from } = await beginSignIn(pi);
+				const waiting = await pi.waitFor<UiRequest>(
+					(r) => r.type === "extension_ui_request" && r.method === "select" && /Waiting/.test(String(r.title)),
+					{ from },
+				);
+				// Cancel once Pi is really waiting on the backend (a pending poll answered).
+				await pollsAtLeast(backend, 1);
+				pi.write({ type: "extension_ui_response", id: waiting.id, cancelled: true });
+				await pi.waitFor(isNotify(/cancelled: nothing was stored/), { from, timeoutMs: 15_000 });
+				const polls = (await backend.logins()).attempts[0]?.polls ?? 0;
+				const exit = await pi.close();
+				expect(exit.code).toBe(0);
+				expect(storedCursor(home)).toBeUndefined();
+				expect((await backend.logins()).minted).toEqual([]);
+				// The poll stopped with the sign-in.
+				expect((await backend.logins()).attempts[0]?.polls).toBe(polls);
 			});
 		},
 		TIMEOUT,
@@ -237,22 +231,17 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 		test(
 			`a sign-in the browser ends as ${outcome} fails with a message and stores nothing`,
 			async () => {
-				await suite.limit(async () => {
-					const backend = await backendFor();
-					try {
-						const home = suite.home();
-						const pi = start(home, backend);
-						await pi.ready();
-						const { url, from } = await beginSignIn(pi);
-						await browser(backend, url, outcome);
-						const failure = await pi.waitFor<UiRequest>(isNotify(/Cursor sign-in failed/), { from, timeoutMs: 30_000 });
-						expect(failure.notifyType).toBe("error");
-						expect(failure.message).toContain("Login failed or timed out");
-						expect(storedCursor(home)).toBeUndefined();
-						expect((await pi.close()).code).toBe(0);
-					} finally {
-						await backend.stop();
-					}
+				await withBackend(SIGN_INS_ONLY, async (backend) => {
+					const home = suite.home();
+					const pi = start(home, backend);
+					await pi.ready();
+					const { url, from } = await beginSignIn(pi);
+					await browser(backend, url, outcome);
+					const failure = await pi.waitFor<UiRequest>(isNotify(/Cursor sign-in failed/), { from, timeoutMs: 30_000 });
+					expect(failure.notifyType).toBe("error");
+					expect(failure.message).toContain("Login failed or timed out");
+					expect(storedCursor(home)).toBeUndefined();
+					expect((await pi.close()).code).toBe(0);
 				});
 			},
 			TIMEOUT,
@@ -261,48 +250,43 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 	test(
 		"an existing SDK login is offered as the source and never written",
 		async () => {
-			await suite.limit(async () => {
-				const backend = await backendFor();
-				try {
-					const home = suite.home();
-					const sdkDir = join(home.dir, ".cursor", "sdk");
-					mkdirSync(sdkDir, { recursive: true });
-					const sdkKey = "key_from_the_sdk_login";
-					const expires = Date.now() + 30 * DAY;
-					const sdkFile = join(sdkDir, "auth.json");
-					const content = `${JSON.stringify(
-						{
-							version: 1,
-							backendUrl: backend.url,
-							apiKey: sdkKey,
-							apiKeyExpiresAtMs: expires,
-							email: "sdk@example.com",
-							createdAtMs: 1,
-						},
-						null,
-						2,
-					)}\n`;
-					writeFileSync(sdkFile, content, { mode: 0o600 });
-					const pi = start(home, backend);
-					await pi.ready();
-					const from = pi.mark();
-					pi.write({ type: "prompt", message: "/cursor-login browser" });
-					const offer = await pi.waitFor<UiRequest>(
-						(r) => r.type === "extension_ui_request" && r.method === "select" && /SDK login/.test(String(r.title)),
-						{ from },
-					);
-					const options = (offer as unknown as { options: string[] }).options;
-					expect(options[0]).toContain("sdk@example.com");
-					expect(options[0]).not.toContain(sdkKey);
-					pi.write({ type: "extension_ui_response", id: offer.id, value: options[0] });
-					await pi.waitFor(isNotify(/Signed in to Cursor/), { from, timeoutMs: 30_000 });
-					expect(storedCursor(home)).toMatchObject({ type: "oauth", access: sdkKey, expires, origin: "sdk-login" });
-					expect(readFileSync(sdkFile, "utf8")).toBe(content);
-					expect((await backend.logins()).attempts).toEqual([]);
-					expect((await pi.close()).code).toBe(0);
-				} finally {
-					await backend.stop();
-				}
+			await withBackend(SIGN_INS_ONLY, async (backend) => {
+				const home = suite.home();
+				const sdkDir = join(home.dir, ".cursor", "sdk");
+				mkdirSync(sdkDir, { recursive: true });
+				const sdkKey = "key_from_the_sdk_login";
+				const expires = Date.now() + 30 * DAY;
+				const sdkFile = join(sdkDir, "auth.json");
+				const content = `${JSON.stringify(
+					{
+						version: 1,
+						backendUrl: backend.url,
+						apiKey: sdkKey,
+						apiKeyExpiresAtMs: expires,
+						email: "sdk@example.com",
+						createdAtMs: 1,
+					},
+					null,
+					2,
+				)}\n`;
+				writeFileSync(sdkFile, content, { mode: 0o600 });
+				const pi = start(home, backend);
+				await pi.ready();
+				const from = pi.mark();
+				pi.write({ type: "prompt", message: "/cursor-login browser" });
+				const offer = await pi.waitFor<UiRequest>(
+					(r) => r.type === "extension_ui_request" && r.method === "select" && /SDK login/.test(String(r.title)),
+					{ from },
+				);
+				const options = (offer as unknown as { options: string[] }).options;
+				expect(options[0]).toContain("sdk@example.com");
+				expect(options[0]).not.toContain(sdkKey);
+				pi.write({ type: "extension_ui_response", id: offer.id, value: options[0] });
+				await pi.waitFor(isNotify(/Signed in to Cursor/), { from, timeoutMs: 30_000 });
+				expect(storedCursor(home)).toMatchObject({ type: "oauth", access: sdkKey, expires, origin: "sdk-login" });
+				expect(readFileSync(sdkFile, "utf8")).toBe(content);
+				expect((await backend.logins()).attempts).toEqual([]);
+				expect((await pi.close()).code).toBe(0);
 			});
 		},
 		TIMEOUT,
@@ -314,32 +298,27 @@ describe("expiry of an account sign-in", () => {
 		test(
 			`${host.name}: an expired sign-in fails the turn with 'sign in again with /login' and sends nothing`,
 			async () => {
-				await suite.limit(async () => {
-					const backend = await backendFor();
-					try {
-						const home = suite.home();
-						const key = "key_expired_account";
-						home.writeAgentFile("auth.json", accountCredential(Date.now() - DAY, key));
-						const pi = start(home, backend, host);
-						await pi.ready();
-						const records = await turn(pi, "hello with an expired key");
-						const end = assistantEnd(records);
-						expect(end.stopReason).toBe("error");
-						expect(end.errorMessage).toContain("sign in again with /login");
-						expect(end.errorMessage).not.toMatch(/invalid API key|rejected the API key/i);
-						const requests = await backend.requests();
-						expect(requests.filter((r) => r.bearer === key)).toEqual([]);
-						expect(await backend.runs()).toEqual([]);
-						const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
-						expect(
-							notifications(doctor.records)
-								.map((n) => n.message)
-								.join("\n"),
-						).toContain("sign in again with /login");
-						expect((await pi.close()).code).toBe(0);
-					} finally {
-						await backend.stop();
-					}
+				await withBackend(SIGN_INS_ONLY, async (backend) => {
+					const home = suite.home();
+					const key = "key_expired_account";
+					home.writeAgentFile("auth.json", accountCredential(Date.now() - DAY, key));
+					const pi = start(home, backend, host);
+					await pi.ready();
+					const records = await turn(pi, "hello with an expired key");
+					const end = assistantEnd(records);
+					expect(end.stopReason).toBe("error");
+					expect(end.errorMessage).toContain("sign in again with /login");
+					expect(end.errorMessage).not.toMatch(/invalid API key|rejected the API key/i);
+					const requests = await backend.requests();
+					expect(requests.filter((r) => r.bearer === key)).toEqual([]);
+					expect(await backend.runs()).toEqual([]);
+					const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
+					expect(
+						notifications(doctor.records)
+							.map((n) => n.message)
+							.join("\n"),
+					).toContain("sign in again with /login");
+					expect((await pi.close()).code).toBe(0);
 				});
 			},
 			TIMEOUT,
@@ -348,27 +327,22 @@ describe("expiry of an account sign-in", () => {
 	test(
 		"5 days before expiry the doctor and a notice say when it ends and how to renew",
 		async () => {
-			await suite.limit(async () => {
-				const backend = await startFakeBackend({ rest: { apiKeys: ["key_five_days"] } });
-				try {
-					const home = suite.home();
-					home.writeAgentFile("auth.json", accountCredential(Date.now() + 5 * DAY - 60_000, "key_five_days"));
-					const pi = start(home, backend);
-					await pi.ready();
-					const records = await turn(pi, "hello near expiry");
-					expect(assistantEnd(records).stopReason).toBe("stop");
-					const notice = notifications(pi.records).find((n) => /expires in 5 days/.test(n.message));
-					expect(notice?.message).toContain("seeded@example.com");
-					expect(notice?.message).toContain("/login");
-					const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
-					const report = notifications(doctor.records)
-						.map((n) => n.message)
-						.join("\n");
-					expect(report).toContain("Cursor account sign-in (seeded@example.com), 5 days left");
-					expect((await pi.close()).code).toBe(0);
-				} finally {
-					await backend.stop();
-				}
+			await withBackend({ rest: { apiKeys: ["key_five_days"] } }, async (backend) => {
+				const home = suite.home();
+				home.writeAgentFile("auth.json", accountCredential(Date.now() + 5 * DAY - 60_000, "key_five_days"));
+				const pi = start(home, backend);
+				await pi.ready();
+				const records = await turn(pi, "hello near expiry");
+				expect(assistantEnd(records).stopReason).toBe("stop");
+				const notice = notifications(pi.records).find((n) => /expires in 5 days/.test(n.message));
+				expect(notice?.message).toContain("seeded@example.com");
+				expect(notice?.message).toContain("/login");
+				const doctor = await pi.prompt("/cursor-doctor", { timeoutMs: 30_000 });
+				const report = notifications(doctor.records)
+					.map((n) => n.message)
+					.join("\n");
+				expect(report).toContain("Cursor account sign-in (seeded@example.com), 5 days left");
+				expect((await pi.close()).code).toBe(0);
 			});
 		},
 		TIMEOUT,
@@ -379,17 +353,17 @@ describe("an idle pooled agent refused with 401", () => {
 	test(
 		"is recreated once with the same key and the turn is answered; a fresh agent's 401 is still a rejected key",
 		async () => {
-			await suite.limit(async () => {
-				const key = "key_idle_pooled";
-				const backend = await startFakeBackend({
+			const key = "key_idle_pooled";
+			await withBackend(
+				{
 					rest: { apiKeys: [key] },
 					scenarios: [
 						[{ text: "first answer" }, { turnEnded: true }],
 						{ name: "stale-session", httpStatus: 401 },
 						[{ text: "answered on a new agent" }, { turnEnded: true }],
 					],
-				});
-				try {
+				},
+				async (backend) => {
 					const home = suite.home();
 					const pi = start(home, backend, undefined, { CURSOR_API_KEY: key });
 					await pi.ready();
@@ -421,10 +395,8 @@ describe("an idle pooled agent refused with 401", () => {
 					expect(fresh.errorMessage).toMatch(/^Cursor rejected the API key/);
 					expect(await backend.runs()).toHaveLength(4);
 					expect((await pi.close()).code).toBe(0);
-				} finally {
-					await backend.stop();
-				}
-			});
+				},
+			);
 		},
 		TIMEOUT,
 	);
