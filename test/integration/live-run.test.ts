@@ -78,26 +78,35 @@ test("two tool batches and an answer: three messages from one send; the next pro
 	expect(h.errorMessages()).toEqual([]);
 });
 
-test("steering that arrives before a tool batch goes into the running run: one send, the run's work kept", async () => {
+/**
+ * A "long job" whose run streams, reads a file and then plays `afterRead` (what Cursor does with the steer); `steer`
+ * is sent once the run streams. Resolves when Pi is idle again.
+ */
+async function steerLongJob(afterRead: FakeStep[], steer: string) {
 	const sdk = new FakeCursorSdk();
 	sdk.script = (send) =>
 		latestRequest(send.text) === "long job"
-			? [
-					{ text: "working" },
-					{ delay: 200 },
-					...readStep("c1", "a.md"),
-					{ steer: "complete_delivered" },
-					{ text: " RUN TEXT AFTER THE STEER" },
-					{ turnEnded: { inputTokens: 10, outputTokens: 3 } },
-				]
+			? [{ text: "working" }, { delay: 200 }, ...readStep("c1", "a.md"), ...afterRead]
 			: defaultScript(send);
 	const h = await session(sdk);
 	const running = h.session.prompt("long job");
 	await waitFor(() => h.events.some((e) => e.type === "message_update"));
 	// Pi delivers the steer after this message's tool batch: the context then ends with it, after the tool result.
-	await h.session.steer("STEER: different plan");
+	await h.session.steer(steer);
 	await running;
 	await h.session.agent.waitForIdle?.();
+	return { sdk, h };
+}
+
+test("steering that arrives before a tool batch goes into the running run: one send, the run's work kept", async () => {
+	const { sdk, h } = await steerLongJob(
+		[
+			{ steer: "complete_delivered" },
+			{ text: " RUN TEXT AFTER THE STEER" },
+			{ turnEnded: { inputTokens: 10, outputTokens: 3 } },
+		],
+		"STEER: different plan",
+	);
 	expect(sdk.sends).toHaveLength(1);
 	expect(sdk.sends[0]?.status).toBe("finished");
 	expect(sdk.sends[0]?.steers).toEqual([{ text: "STEER: different plan", outcome: "complete_delivered" }]);
@@ -111,24 +120,10 @@ test("steering that arrives before a tool batch goes into the running run: one s
 });
 
 test("a steer Cursor reverts goes as a follow-up on the same agent after the run; one assistant message", async () => {
-	const sdk = new FakeCursorSdk();
-	sdk.script = (send) =>
-		latestRequest(send.text) === "long job"
-			? [
-					{ text: "working" },
-					{ delay: 200 },
-					...readStep("c1", "a.md"),
-					{ steer: "revert_to_followup" },
-					{ text: " first job done" },
-					{ turnEnded: { inputTokens: 10, outputTokens: 3 } },
-				]
-			: defaultScript(send);
-	const h = await session(sdk);
-	const running = h.session.prompt("long job");
-	await waitFor(() => h.events.some((e) => e.type === "message_update"));
-	await h.session.steer("STEER: and the tests");
-	await running;
-	await h.session.agent.waitForIdle?.();
+	const { sdk, h } = await steerLongJob(
+		[{ steer: "revert_to_followup" }, { text: " first job done" }, { turnEnded: { inputTokens: 10, outputTokens: 3 } }],
+		"STEER: and the tests",
+	);
 	expect(sdk.sends.map((s) => s.status)).toEqual(["finished", "finished"]);
 	expect(sdk.sends[1]?.agentId).toBe(sdk.sends[0]?.agentId);
 	expect(latestRequest(sdk.sends[1]?.text ?? "")).toBe("STEER: and the tests");
@@ -140,17 +135,7 @@ test("a steer Cursor reverts goes as a follow-up on the same agent after the run
 });
 
 test("a run that fails before taking the steer says so; the next send gives it to a new agent with the conversation", async () => {
-	const sdk = new FakeCursorSdk();
-	sdk.script = (send) =>
-		latestRequest(send.text) === "long job"
-			? [{ text: "working" }, { delay: 200 }, ...readStep("c1", "a.md"), { delay: 50 }, { fail: "[internal] boom" }]
-			: defaultScript(send);
-	const h = await session(sdk);
-	const running = h.session.prompt("long job");
-	await waitFor(() => h.events.some((e) => e.type === "message_update"));
-	await h.session.steer("STEER: and the tests");
-	await running;
-	await h.session.agent.waitForIdle?.();
+	const { sdk, h } = await steerLongJob([{ delay: 50 }, { fail: "[internal] boom" }], "STEER: and the tests");
 	expect(h.errorMessages().map((m) => m.errorMessage)).toEqual([
 		"Cursor error: [internal] boom. Your steering message had not reached Cursor's turn: the next send gives it, with the whole conversation, to a new Cursor agent.",
 	]);
