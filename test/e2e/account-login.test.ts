@@ -31,8 +31,19 @@ function withBackend(options: StartFakeBackendOptions, body: (backend: FakeBacke
 	});
 }
 
-function start(home: TempHome, backend: FakeBackend, host?: PiHost, extra: Record<string, string> = {}): RpcPi {
-	return suite.start(["--no-session", "--model", MODEL], {
+/** The files of `home` that hold `secret` (symlinks not followed). */
+function filesHolding(home: TempHome, secret: string): string[] {
+	return filesUnder(home.dir).filter((file) => readFileSync(file).includes(secret));
+}
+
+/** An RPC Pi in `home` on `backend`, ready for prompts. */
+async function start(
+	home: TempHome,
+	backend: FakeBackend,
+	host?: PiHost,
+	extra: Record<string, string> = {},
+): Promise<RpcPi> {
+	const pi = suite.start(["--no-session", "--model", MODEL], {
 		home,
 		...(host ? { host } : {}),
 		lifetimeMs: TIMEOUT,
@@ -43,6 +54,8 @@ function start(home: TempHome, backend: FakeBackend, host?: PiHost, extra: Recor
 			...extra,
 		},
 	});
+	await pi.ready();
+	return pi;
 }
 
 function authFile(home: TempHome): string {
@@ -119,8 +132,7 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 			async () => {
 				await withBackend(SIGN_INS_ONLY, async (backend) => {
 					const home = suite.home();
-					const pi = start(home, backend, host);
-					await pi.ready();
+					const pi = await start(home, backend, host);
 					const { url, from } = await beginSignIn(pi);
 					expect(url.startsWith(`${backend.url}/loginDeepControl?`)).toBe(true);
 					await browser(backend, url, "done");
@@ -169,7 +181,7 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 					expect(exit.code).toBe(0);
 					// The key is in no output and, after sign-out, in no file of the home.
 					expect(JSON.stringify(exit.records) + exit.stderr).not.toContain(key);
-					const holders = filesUnder(home.dir).filter((file) => readFileSync(file).includes(key));
+					const holders = filesHolding(home, key);
 					expect(holders).toEqual([]);
 				});
 			},
@@ -182,8 +194,7 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 		async () => {
 			await withBackend(SIGN_INS_ONLY, async (backend) => {
 				const home = suite.home();
-				const pi = start(home, backend);
-				await pi.ready();
+				const pi = await start(home, backend);
 				const { url, from } = await beginSignIn(pi);
 				await browser(backend, url, "done");
 				await pi.waitFor(isNotify(/Signed in to Cursor/), { from, timeoutMs: 30_000 });
@@ -191,7 +202,7 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 				const key = (await backend.logins()).minted[0]?.key ?? "";
 				const exit = await pi.close();
 				expect(exit.code).toBe(0);
-				const holders = filesUnder(home.dir).filter((file) => readFileSync(file).includes(key));
+				const holders = filesHolding(home, key);
 				expect(holders).toEqual([authFile(home)]);
 				expect(JSON.stringify(exit.records) + exit.stderr).not.toContain(key);
 			});
@@ -204,8 +215,7 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 		async () => {
 			await withBackend(SIGN_INS_ONLY, async (backend) => {
 				const home = suite.home();
-				const pi = start(home, backend);
-				await pi.ready();
+				const pi = await start(home, backend);
 				const { from } = await beginSignIn(pi);
 				const waiting = await pi.waitFor<UiRequest>(
 					(r) => r.type === "extension_ui_request" && r.method === "select" && /Waiting/.test(String(r.title)),
@@ -233,8 +243,7 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 			async () => {
 				await withBackend(SIGN_INS_ONLY, async (backend) => {
 					const home = suite.home();
-					const pi = start(home, backend);
-					await pi.ready();
+					const pi = await start(home, backend);
 					const { url, from } = await beginSignIn(pi);
 					await browser(backend, url, outcome);
 					const failure = await pi.waitFor<UiRequest>(isNotify(/Cursor sign-in failed/), { from, timeoutMs: 30_000 });
@@ -270,8 +279,7 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 					2,
 				)}\n`;
 				writeFileSync(sdkFile, content, { mode: 0o600 });
-				const pi = start(home, backend);
-				await pi.ready();
+				const pi = await start(home, backend);
 				const from = pi.mark();
 				pi.write({ type: "prompt", message: "/cursor-login browser" });
 				const offer = await pi.waitFor<UiRequest>(
@@ -302,8 +310,7 @@ describe("expiry of an account sign-in", () => {
 					const home = suite.home();
 					const key = "key_expired_account";
 					home.writeAgentFile("auth.json", accountCredential(Date.now() - DAY, key));
-					const pi = start(home, backend, host);
-					await pi.ready();
+					const pi = await start(home, backend, host);
 					const records = await turn(pi, "hello with an expired key");
 					const end = assistantEnd(records);
 					expect(end.stopReason).toBe("error");
@@ -330,8 +337,7 @@ describe("expiry of an account sign-in", () => {
 			await withBackend({ rest: { apiKeys: ["key_five_days"] } }, async (backend) => {
 				const home = suite.home();
 				home.writeAgentFile("auth.json", accountCredential(Date.now() + 5 * DAY - 60_000, "key_five_days"));
-				const pi = start(home, backend);
-				await pi.ready();
+				const pi = await start(home, backend);
 				const records = await turn(pi, "hello near expiry");
 				expect(assistantEnd(records).stopReason).toBe("stop");
 				const notice = notifications(pi.records).find((n) => /expires in 5 days/.test(n.message));
@@ -365,8 +371,7 @@ describe("an idle pooled agent refused with 401", () => {
 				},
 				async (backend) => {
 					const home = suite.home();
-					const pi = start(home, backend, undefined, { CURSOR_API_KEY: key });
-					await pi.ready();
+					const pi = await start(home, backend, undefined, { CURSOR_API_KEY: key });
 					expect(assistantEnd(await turn(pi, "first")).stopReason).toBe("stop");
 					const second = await turn(pi, "second, after a long idle");
 					const end = assistantEnd(second);
