@@ -14,6 +14,7 @@ import {
 } from "./fake-backend/client.ts";
 import { pool } from "./limit.ts";
 import { defaultHost, filesUnder, HomeRegistry, type PiHost, type PiResult, runPi, type TempHome } from "./pi.ts";
+import { SharedRpcPi, startRpcPi } from "./rpc.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** The only key the fake accepts; any other key gets a 401 at the key exchange. */
@@ -282,8 +283,9 @@ export function descendantProcesses(): string[] {
 }
 
 /** The closing check of a turn test file: stop the fake, then no Pi, SDK or backend process may be left. */
-function testNothingLeftBehind(backend: () => FakeBackend, homes: HomeRegistry): void {
+function testNothingLeftBehind(backend: () => FakeBackend, homes: HomeRegistry, shared: SharedRpcPi[]): void {
 	test("no Pi, SDK or backend process is left behind", async () => {
+		await Promise.all(shared.map((pi) => pi.close()));
 		await backend().stop();
 		expect(isAlive(backend().pid)).toBe(false);
 		expect(await waitNoProcesses(homes.homes)).toEqual([]);
@@ -321,6 +323,8 @@ export interface TurnSuite {
 	run(args: string[], options?: SuitePiOptions & { timeoutMs?: number }): Promise<PiResult>;
 	/** A long-running `pi <args>` for `body`; SIGKILLed afterwards if it still runs, whatever `body` did. */
 	withPi<T>(args: string[], options: SuitePiOptions, body: (pi: PiProcess) => Promise<T>): Promise<T>;
+	/** One `pi --mode rpc <args>` that tests take turns on (see {@link SharedRpcPi}), closed after the last test. */
+	shared(args: string[], options?: SuitePiOptions): SharedRpcPi;
 	/** The file's last test: the backend stops, and no Pi, SDK or backend process is left behind. */
 	nothingLeftBehind(): void;
 }
@@ -332,6 +336,7 @@ export interface TurnSuite {
 export function turnSuite(scenarios: StartFakeBackendOptions = {}, concurrency = 3): TurnSuite {
 	const homes = new HomeRegistry();
 	const limit = pool(concurrency);
+	const shared: SharedRpcPi[] = [];
 	let started: FakeBackend | undefined;
 	const running = () => {
 		if (!started) throw new Error("the suite's backend has not started (tests run after beforeAll)");
@@ -342,6 +347,7 @@ export function turnSuite(scenarios: StartFakeBackendOptions = {}, concurrency =
 	}, 30_000);
 	// Removing the temp homes (Node's compile cache, ~12 MB each) can take seconds on a busy machine.
 	afterAll(async () => {
+		await Promise.all(shared.map((pi) => pi.close()));
 		await started?.stop();
 		homes.removeAll();
 	}, 60_000);
@@ -369,7 +375,13 @@ export function turnSuite(scenarios: StartFakeBackendOptions = {}, concurrency =
 			});
 			return endingPi(pi, () => body(pi));
 		},
-		nothingLeftBehind: () => testNothingLeftBehind(running, homes),
+		shared: (args, options = {}) => {
+			const home = options.home ?? suite.home();
+			const pi = new SharedRpcPi(() => startRpcPi(args, { host: options.host, home, env: suite.env(options.env) }));
+			shared.push(pi);
+			return pi;
+		},
+		nothingLeftBehind: () => testNothingLeftBehind(running, homes, shared),
 	};
 	return suite;
 }

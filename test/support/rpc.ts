@@ -138,6 +138,11 @@ export class RpcPi {
 		return this.child.pid;
 	}
 
+	/** Whether the process has exited. */
+	get gone(): boolean {
+		return this.exitInfo !== undefined;
+	}
+
 	/** Index of the next record; pass it as `from` to only see later records. */
 	mark(): number {
 		return this.records.length;
@@ -222,6 +227,14 @@ export class RpcPi {
 	/** Sends `prompt` (a slash command or text). */
 	prompt(message: string, options: { timeoutMs?: number } = {}) {
 		return this.send({ type: "prompt", message }, options);
+	}
+
+	/** Sends `message` and waits for the end of the agent's work: the records from the prompt to `agent_end`. */
+	async turn(message: string, options: { timeoutMs?: number } = {}): Promise<RpcRecord[]> {
+		const from = this.mark();
+		await this.prompt(message, options);
+		const end = await this.waitFor((r) => r.type === "agent_end", { from, timeoutMs: options.timeoutMs ?? 60_000 });
+		return this.records.slice(from, this.records.indexOf(end) + 1);
 	}
 
 	/** Waits until Pi answers `get_state` (startup, session_start and its status are done). Returns the state. */
@@ -345,6 +358,48 @@ export async function refusedBackendUrl(): Promise<string> {
 
 export { pool };
 
+/**
+ * One RPC Pi that the tests of a file take turns on, for tests whose subject is a turn or a command rather than Pi's
+ * start: a Pi start costs ~1 CPU-s and its first Cursor turn ~1 more, where a further turn costs ~0.05 and a new Pi
+ * session ~0.3. {@link use} gives the Pi to one test at a time; each use after the first starts in a new Pi session
+ * (RPC `new_session`: a new Cursor agent) unless `sameSession`. A use that throws kills the Pi, so the next test
+ * starts a fresh one and no failure carries over.
+ */
+export class SharedRpcPi {
+	private current: RpcPi | undefined;
+	private uses = 0;
+	private readonly one = pool(1);
+
+	constructor(private readonly start: () => RpcPi) {}
+
+	use<T>(body: (pi: RpcPi) => Promise<T>, options: { sameSession?: boolean } = {}): Promise<T> {
+		return this.one(async () => {
+			let pi = this.current;
+			if (!pi || pi.gone) {
+				pi = this.start();
+				this.current = pi;
+				this.uses = 0;
+				await pi.ready();
+			} else if (this.uses > 0 && !options.sameSession) {
+				const { response } = await pi.send({ type: "new_session" });
+				if (!response.success) throw new Error(`new_session failed: ${JSON.stringify(response)}\n${pi.describe()}`);
+			}
+			this.uses++;
+			try {
+				return await body(pi);
+			} catch (error) {
+				await pi.kill();
+				throw error;
+			}
+		});
+	}
+
+	/** Closes the Pi (stdin, Pi's orderly shutdown) if one runs. */
+	async close(): Promise<void> {
+		await this.current?.close();
+	}
+}
+
 /** What an RPC test file shares; see {@link rpcSuite}. */
 export interface RpcSuite {
 	readonly homes: HomeRegistry;
@@ -356,6 +411,8 @@ export interface RpcSuite {
 	readonly refusedUrl: string;
 	/** {@link startRpcPi}, killed after the file's last test if it still runs. */
 	start(args: string[], options: RpcOptions): RpcPi;
+	/** A {@link SharedRpcPi} of `pi --mode rpc <args>`, closed after the file's last test. */
+	shared(args: string[], options: RpcOptions): SharedRpcPi;
 }
 
 /**
@@ -386,6 +443,9 @@ export function rpcSuite(concurrency = 3): RpcSuite {
 			const pi = startRpcPi(args, options);
 			started.push(pi);
 			return pi;
+		},
+		shared(args, options) {
+			return new SharedRpcPi(() => this.start(args, options));
 		},
 	};
 }
