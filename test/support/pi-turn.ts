@@ -14,7 +14,7 @@ import {
 } from "./fake-backend/client.ts";
 import { pool } from "./limit.ts";
 import { defaultHost, filesUnder, HomeRegistry, type PiHost, type PiResult, runPi, type TempHome } from "./pi.ts";
-import { SharedRpcPi, startRpcPi } from "./rpc.ts";
+import { SHARED_PI_LIFETIME_MS, SharedRpcPi, startRpcPi } from "./rpc.ts";
 import { BUNDLE } from "./toolchain.ts";
 
 /** The only key the fake accepts; any other key gets a 401 at the key exchange. */
@@ -377,7 +377,9 @@ export function turnSuite(scenarios: StartFakeBackendOptions = {}, concurrency =
 		},
 		shared: (args, options = {}) => {
 			const home = options.home ?? suite.home();
-			const pi = new SharedRpcPi(() => startRpcPi(args, { host: options.host, home, env: suite.env(options.env) }));
+			const pi = new SharedRpcPi(() =>
+				startRpcPi(args, { host: options.host, home, env: suite.env(options.env), lifetimeMs: SHARED_PI_LIFETIME_MS }),
+			);
 			shared.push(pi);
 			return pi;
 		},

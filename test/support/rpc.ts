@@ -358,6 +358,9 @@ export async function refusedBackendUrl(): Promise<string> {
 
 export { pool };
 
+/** How long a shared Pi may live (it serves several tests; the file's end closes it). */
+export const SHARED_PI_LIFETIME_MS = 600_000;
+
 /**
  * One RPC Pi that the tests of a file take turns on, for tests whose subject is a turn or a command rather than Pi's
  * start: a Pi start costs ~1 CPU-s and its first Cursor turn ~1 more, where a further turn costs ~0.05 and a new Pi
@@ -379,7 +382,7 @@ export class SharedRpcPi {
 				pi = this.start();
 				this.current = pi;
 				this.uses = 0;
-				await pi.ready();
+				await pi.ready(60_000); // as a test's own start waits: a start takes long on a busy machine
 			} else if (this.uses > 0 && !options.sameSession) {
 				const { response } = await pi.send({ type: "new_session" });
 				if (!response.success) throw new Error(`new_session failed: ${JSON.stringify(response)}\n${pi.describe()}`);
@@ -445,7 +448,7 @@ export function rpcSuite(concurrency = 3): RpcSuite {
 			return pi;
 		},
 		shared(args, options) {
-			return new SharedRpcPi(() => this.start(args, options));
+			return new SharedRpcPi(() => this.start(args, { lifetimeMs: SHARED_PI_LIFETIME_MS, ...options }));
 		},
 	};
 }
