@@ -1,11 +1,12 @@
 // Issue 4 acceptance, bad input: an unusable cursor-sdk.json gives exactly one clear warning (a notify in RPC mode,
 // stderr in print mode) and is never rewritten, even when /cursor-fast or /cursor-http try to save; invalid
-// --cursor-* flags fail non-UI runs with a message naming the valid values (and notify in RPC mode).
+// --cursor-* flags fail non-UI runs with a message naming the valid values (and notify in RPC mode). The three bad
+// files take turns on one RPC Pi (a new Pi session each); the flags and print mode start their own.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs";
 import { type FakeBackend, startFakeBackend } from "../support/fake-backend/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
-import { notifications, rpcSuite, statuses } from "../support/rpc.ts";
+import { notifications, rpcSuite, SharedRpcPi, statuses } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
 const KEY = "key_test_badinput_z1x2c3";
@@ -48,60 +49,75 @@ function badConfig(h: TempHome, content: string): string {
 	return path;
 }
 
+/**
+ * One RPC Pi for the three bad files (no reachable backend): each test writes its file into the Pi's home and starts
+ * a new Pi session, which reads the file again (as at startup) and warns about it once.
+ */
+let sharedHome: TempHome | undefined;
+const badFilePi = () => {
+	sharedHome ??= home();
+	return suite.start(["--model", "cursor/composer-2", "--no-session"], {
+		home: sharedHome,
+		env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: suite.refusedUrl },
+		lifetimeMs: 4 * TIMEOUT_MS,
+	});
+};
+const shared = new SharedRpcPi(badFilePi);
+/** The file the last test wrote, and when: the Pi's exit must leave it as it was. */
+let lastWritten: { path: string; content: string; mtimeMs: number } | undefined;
+
 describe.concurrent("an unusable cursor-sdk.json", () => {
 	for (const bad of BAD_FILES) {
 		test(
-			`${bad.name}: one warning at startup (RPC), ignored, and left byte-identical by /cursor-fast and /cursor-http`,
+			`${bad.name}: one warning at session start (RPC), ignored, and left byte-identical by /cursor-fast and /cursor-http`,
 			async () => {
-				const h = home();
-				const path = badConfig(h, bad.content);
-				const before = statSync(path);
-				await limit(async () => {
-					const pi = suite.start(["--model", "cursor/composer-2", "--no-session"], {
-						home: h,
-						env: { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: suite.refusedUrl },
-					});
-					try {
-						await pi.ready(60_000);
-						const startup = notifications(pi.records);
-						expect(startup).toHaveLength(1);
-						expect(startup[0]?.type).toBe("warning");
-						expect(startup[0]?.message).toStartWith(`Cursor settings file ${path} `);
-						expect(startup[0]?.message).toMatch(bad.reason);
-						expect(startup[0]?.message).toEndWith(
-							"pi-cursor-sdk will not save settings to this file until it is fixed.",
-						);
-						// Bad values are ignored: the catalog default (fast on) applies.
-						expect(statuses(pi.records)).toEqual(["cursor:local · fast:on"]);
+				await shared.use(
+					async (pi) => {
+						if (!sharedHome) throw new Error("the shared Pi has no home");
+						const path = badConfig(sharedHome, bad.content);
+						const before = statSync(path);
+						lastWritten = { path, content: bad.content, mtimeMs: before.mtimeMs };
+						try {
+							// A new Pi session reads the file as a start does.
+							const from = pi.mark();
+							expect((await pi.send({ type: "new_session" })).response.success).toBe(true);
+							const startup = notifications(pi.records.slice(from));
+							expect(startup).toHaveLength(1);
+							expect(startup[0]?.type).toBe("warning");
+							expect(startup[0]?.message).toStartWith(`Cursor settings file ${path} `);
+							expect(startup[0]?.message).toMatch(bad.reason);
+							expect(startup[0]?.message).toEndWith(
+								"pi-cursor-sdk will not save settings to this file until it is fixed.",
+							);
+							// Bad values are ignored: the catalog default (fast on) applies.
+							expect(statuses(pi.records.slice(from))).toEqual(["cursor:local · fast:on"]);
 
-						const fast = await pi.prompt("/cursor-fast");
-						const fastNotes = notifications(fast.records);
-						expect(fastNotes).toHaveLength(1);
-						expect(fastNotes[0]?.type).toBe("warning");
-						expect(fastNotes[0]?.message).toStartWith("Cursor fast off for composer-2. Not saved as a default: ");
-						// The session value still applies.
-						expect(statuses(fast.records)).toEqual(["cursor:local · fast:off"]);
+							const fast = await pi.prompt("/cursor-fast");
+							const fastNotes = notifications(fast.records);
+							expect(fastNotes).toHaveLength(1);
+							expect(fastNotes[0]?.type).toBe("warning");
+							expect(fastNotes[0]?.message).toStartWith("Cursor fast off for composer-2. Not saved as a default: ");
+							// The session value still applies.
+							expect(statuses(fast.records)).toEqual(["cursor:local · fast:off"]);
 
-						const http = await pi.prompt("/cursor-http on");
-						const httpNotes = notifications(http.records);
-						expect(httpNotes).toHaveLength(1);
-						expect(httpNotes[0]?.message).toStartWith("Cursor HTTP/1.1 transport on. Not saved as a default: ");
-						expect(statuses(http.records)).toEqual(["cursor:local · fast:off · http1"]);
-
-						const exit = await pi.close();
-						expect(exit.code).toBe(0);
-					} catch (error) {
-						if (error instanceof Error) error.message += `\n${pi.describe()}`;
-						await pi.kill();
-						throw error;
-					}
-				});
-				expect(readFileSync(path, "utf8")).toBe(bad.content);
-				const after = statSync(path);
-				expect(after.mtimeMs).toBe(before.mtimeMs);
-				expect(after.ino).toBe(before.ino);
-				expect(after.mode & 0o777).toBe(0o600);
-				expect(existsSync(`${path}.lock`)).toBe(false);
+							const http = await pi.prompt("/cursor-http on");
+							const httpNotes = notifications(http.records);
+							expect(httpNotes).toHaveLength(1);
+							expect(httpNotes[0]?.message).toStartWith("Cursor HTTP/1.1 transport on. Not saved as a default: ");
+							expect(statuses(http.records)).toEqual(["cursor:local · fast:off · http1"]);
+						} catch (error) {
+							if (error instanceof Error) error.message += `\n${pi.describe()}`;
+							throw error;
+						}
+						expect(readFileSync(path, "utf8")).toBe(bad.content);
+						const after = statSync(path);
+						expect(after.mtimeMs).toBe(before.mtimeMs);
+						expect(after.ino).toBe(before.ino);
+						expect(after.mode & 0o777).toBe(0o600);
+						expect(existsSync(`${path}.lock`)).toBe(false);
+					},
+					{ sameSession: true },
+				);
 			},
 			TIMEOUT_MS,
 		);
@@ -185,3 +201,15 @@ describe.concurrent("invalid --cursor-* flags", () => {
 		);
 	}
 });
+
+test(
+	"the bad files' shared Pi exits cleanly, and its exit leaves the last file byte-identical",
+	async () => {
+		const exit = await shared.use((pi) => pi.close(), { sameSession: true });
+		expect(exit.code).toBe(0);
+		if (!lastWritten) throw new Error("no bad file was written");
+		expect(readFileSync(lastWritten.path, "utf8")).toBe(lastWritten.content);
+		expect(statSync(lastWritten.path).mtimeMs).toBe(lastWritten.mtimeMs);
+	},
+	TIMEOUT_MS,
+);

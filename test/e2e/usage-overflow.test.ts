@@ -2,10 +2,11 @@
 // real @cursor/sdk against the loopback fake backend. A `turn_ended` without usage, with cache above its input or
 // with a total beyond the model's context window gives Pi an estimate from the prompt (Pi neither goes blind nor
 // compacts for nothing) and `/cursor-usage` marks it beside the raw report. Cursor's "Input length exceeds the
-// maximum context length" makes Pi compact and retry, and the session answers the next prompt.
-import { expect } from "bun:test";
+// maximum context length" makes Pi compact and retry, and the session answers the next prompt. Both tests take turns
+// on one Pi (a new Pi session each), whose home turns compaction on.
+import { expect, test } from "bun:test";
 import { TURN_TEST_MS, turnSuite } from "../support/pi-turn.ts";
-import { isNotify, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
+import { isNotify, type RpcPi, type RpcRecord, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
 
 const MODEL = "cursor/composer-2";
 const OK = "[[ok]]";
@@ -25,6 +26,14 @@ const OVERFLOW = {
 	steps: [{ error: { code: "invalid_argument", message: "Input length exceeds the maximum context length" } }],
 };
 const suite = turnSuite({ scenarioMap }, 2);
+/** One Pi for both tests; compaction on and keeping as little as it can, so an overflow compacts what there is. */
+const shared = new SharedRpcPi(() =>
+	startRpcPi(["--model", MODEL], {
+		home: suite.home({ retry: { enabled: false }, compaction: { enabled: true, keepRecentTokens: 1 } }),
+		env: suite.env(),
+		lifetimeMs: 2 * TURN_TEST_MS,
+	}),
+);
 /** A prompt of about 2,000 tokens by Pi's own measure (4 characters a token). */
 const LONG = "The quick brown fox jumps over the lazy dog. ".repeat(180);
 
@@ -46,10 +55,7 @@ const textOf = (message: Message | undefined) => (message?.content ?? []).map((c
 suite.test(
 	"turn_ended without usage, with cache above input, or beyond the window: Pi gets an estimate; /cursor-usage marks it",
 	async () => {
-		const home = suite.home();
-		const pi = startRpcPi(["--model", MODEL], { home, env: suite.env(), lifetimeMs: TURN_TEST_MS });
-		try {
-			await pi.ready();
+		await shared.use(async (pi) => {
 			const figures: Record<string, Record<string, number>> = {};
 			for (const marker of Object.keys(USAGE)) {
 				const records = await turn(pi, `${marker} ${LONG}`);
@@ -87,19 +93,14 @@ suite.test(
 			expect(view).toMatch(
 				/raw input 100 \(cache read 4096, cache write 0\) · output 5 → estimated input \d+ .* \(the raw report's cache tokens exceed its input\)/,
 			);
-		} finally {
-			await pi.close();
-		}
+		});
 	},
 );
 
 suite.test(
 	"Cursor's context overflow: Pi compacts and retries, the answer arrives, and the next prompt is answered",
 	async () => {
-		const home = suite.home({ retry: { enabled: false }, compaction: { enabled: true, keepRecentTokens: 1 } });
-		const pi = startRpcPi(["--model", MODEL], { home, env: suite.env(), lifetimeMs: TURN_TEST_MS });
-		try {
-			await pi.ready();
+		await shared.use(async (pi) => {
 			await turn(pi, `${OK} first, ${LONG}`);
 			await turn(pi, `${OK} second, ${LONG}`);
 			// The next un-marked run overflows once; the summary (it quotes the marked history) and the retry do not.
@@ -122,10 +123,18 @@ suite.test(
 			expect(textOf(next).length).toBeGreaterThan(0);
 			const runs = await suite.backend.runs();
 			expect(runs.filter((r) => r.scenarioName === "overflow")).toHaveLength(1);
-		} finally {
-			await pi.close();
-		}
+		});
 	},
+);
+
+test(
+	"the shared Pi exits cleanly",
+	async () => {
+		const exit = await shared.use((pi) => pi.close(), { sameSession: true });
+		expect(exit.code).toBe(0);
+		expect(exit.junk).toEqual([]);
+	},
+	TURN_TEST_MS,
 );
 
 suite.nothingLeftBehind();
