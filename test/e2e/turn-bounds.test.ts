@@ -78,7 +78,8 @@ const SLOW_ANSWER = {
 const suite = turnSuite({ scenarioMap: { "[[slow]]": SLOW_ANSWER } });
 
 /**
- * One RPC Pi that the idle-timeout and stress tests take turns on (a new Pi session each), with a 3 s stream idle
+ * One RPC Pi that the stress and idle-timeout tests take turns on (a new Pi session each, in that order: the idle
+ * test's 10 s bound is for the timeout, not a Pi's first Cursor turn on a busy machine), with a 3 s stream idle
  * timeout (the stress turns stream every 250 ms at most). Its clean exit is checked after both.
  */
 const rpcPi = new SharedRpcPi(() =>
@@ -271,6 +272,33 @@ suite.test(
 );
 
 suite.test(
+	"stress: 50 turns in one RPC session, each aborted at a random moment; every turn ends, the last one answers",
+	() =>
+		rpcPi.use(async (pi) => {
+			const from = pi.mark();
+			for (let turn = 0; turn < 50; turn++) {
+				const mark = pi.mark();
+				pi.write({ type: "prompt", message: `[[slow]] turn ${turn}` });
+				await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 500)));
+				pi.write({ type: "abort" });
+				await pi.waitFor((r) => r.type === "agent_end", { from: mark, timeoutMs: 10_000 });
+			}
+			await pi.turn("[[slow]] the last one", { timeoutMs: 30_000 });
+			const ends = pi.records
+				.slice(from)
+				.filter((r) => r.type === "message_end" && (r.message as PiRecord)?.role === "assistant")
+				.map((r) => r.message as PiRecord);
+			withRpcOutput(pi, () => {
+				expect(ends.length).toBeGreaterThanOrEqual(51);
+				for (const end of ends) expect(["stop", "aborted"]).toContain(end.stopReason);
+				expect(ends.at(-1)?.stopReason).toBe("stop");
+				expect(ends.at(-1)?.content).toContainEqual({ type: "text", text: "slow answer" });
+				expect(JSON.stringify(pi.records) + pi.junk.join("\n") + pi.stderr).not.toContain("already has active run");
+			});
+		}),
+);
+
+suite.test(
 	"a run that streams nothing past PI_CURSOR_STREAM_IDLE_TIMEOUT_MS fails with the idle message; the next prompt works",
 	() =>
 		rpcPi.use(async (pi) => {
@@ -295,33 +323,6 @@ suite.test(
 				expect(firstEnd?.errorMessage).toContain("Cursor stopped responding: no update for 3 s");
 				expect(ends.at(-1)?.stopReason).toBe("stop");
 				expect(ends.at(-1)?.content).toContainEqual({ type: "text", text: "Hello from fake backend" });
-			});
-		}),
-);
-
-suite.test(
-	"stress: 50 turns in one RPC session, each aborted at a random moment; every turn ends, the last one answers",
-	() =>
-		rpcPi.use(async (pi) => {
-			const from = pi.mark();
-			for (let turn = 0; turn < 50; turn++) {
-				const mark = pi.mark();
-				pi.write({ type: "prompt", message: `[[slow]] turn ${turn}` });
-				await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 500)));
-				pi.write({ type: "abort" });
-				await pi.waitFor((r) => r.type === "agent_end", { from: mark, timeoutMs: 10_000 });
-			}
-			await pi.turn("[[slow]] the last one", { timeoutMs: 30_000 });
-			const ends = pi.records
-				.slice(from)
-				.filter((r) => r.type === "message_end" && (r.message as PiRecord)?.role === "assistant")
-				.map((r) => r.message as PiRecord);
-			withRpcOutput(pi, () => {
-				expect(ends.length).toBeGreaterThanOrEqual(51);
-				for (const end of ends) expect(["stop", "aborted"]).toContain(end.stopReason);
-				expect(ends.at(-1)?.stopReason).toBe("stop");
-				expect(ends.at(-1)?.content).toContainEqual({ type: "text", text: "slow answer" });
-				expect(JSON.stringify(pi.records) + pi.junk.join("\n") + pi.stderr).not.toContain("already has active run");
 			});
 		}),
 );
