@@ -1,7 +1,7 @@
 // Never stuck, as a user behind a broken proxy meets it: the real `pi` CLI with the built bundle and the real SDK,
 // against a black hole (a TCP server that accepts connections and never answers) and the fake Cursor backend.
 // Abort, SIGTERM and stdin close always end Pi promptly; Cursor's silence and lost connections are network errors.
-import { afterAll, describe, expect } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
 import { piHosts } from "../support/pi.ts";
 import {
@@ -12,9 +12,11 @@ import {
 	type PiRecord,
 	startTurnBackend,
 	TEST_KEY,
+	TURN_TEST_MS,
 	turnSuite,
 	withOutput,
 } from "../support/pi-turn.ts";
+import { type RpcPi, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
 
 const MODEL = "cursor/composer-2.5";
 const RPC = ["--mode", "rpc", "--no-session", "--model", MODEL];
@@ -75,6 +77,19 @@ const SLOW_ANSWER = {
 
 const suite = turnSuite({ scenarioMap: { "[[slow]]": SLOW_ANSWER } });
 
+/**
+ * One RPC Pi that the stress and idle-timeout tests take turns on (a new Pi session each, in that order: the idle
+ * test's 10 s bound is for the timeout, not a Pi's first Cursor turn on a busy machine), with a 3 s stream idle
+ * timeout (the stress turns stream every 250 ms at most). Its clean exit is checked after both.
+ */
+const rpcPi = new SharedRpcPi(() =>
+	startRpcPi(RPC, {
+		home: suite.home(),
+		env: suite.env({ PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "3000" }),
+		lifetimeMs: 10 * 60_000,
+	}),
+);
+
 afterAll(() => {
 	for (const hole of blackHoles) hole.close();
 });
@@ -83,6 +98,16 @@ afterAll(() => {
 async function ready(pi: PiProcess): Promise<void> {
 	pi.send({ id: "ready", type: "get_state" });
 	await pi.waitFor((r) => r.type === "response" && r.id === "ready", 60_000);
+}
+
+/** Adds the RPC Pi's records and stderr to an assertion failure. */
+function withRpcOutput(pi: RpcPi, assertions: () => void): void {
+	try {
+		assertions();
+	} catch (error) {
+		if (error instanceof Error) error.message += `\n${pi.describe()}`;
+		throw error;
+	}
 }
 
 const lastAssistantEnd = (records: PiRecord[]) =>
@@ -247,64 +272,70 @@ suite.test(
 );
 
 suite.test(
-	"a run that streams nothing past PI_CURSOR_STREAM_IDLE_TIMEOUT_MS fails with the idle message; the next prompt works",
-	async () => {
-		// The first run stays silent; the next one gets the fake's default answer.
-		const quiet = await startTurnBackend({ scenarios: [{ steps: [{ hang: true }] }] });
-		const env = cursorEnv(quiet, { PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "3000" });
-		try {
-			await suite.withPi(RPC, { env }, async (pi) => {
-				await ready(pi);
-				const startedAt = Date.now();
-				pi.send({ id: "silent", type: "prompt", message: "say nothing" });
-				const first = await pi.waitFor((r) => r.type === "agent_end", 20_000);
-				const failMs = Date.now() - startedAt;
-				const mark = pi.all().length;
-				pi.send({ id: "next", type: "prompt", message: "and now answer" });
-				await pi.waitFor((r) => r.type === "agent_end", 30_000, mark);
-				const ends = pi.all().filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-				withOutput(pi, () => {
-					expect(failMs).toBeLessThan(10_000);
-					expect(first.messages.at(-1).stopReason).toBe("error");
-					expect(first.messages.at(-1).errorMessage).toContain("Cursor stopped responding: no update for 3 s");
-					expect(ends.at(-1)?.message.stopReason).toBe("stop");
-					expect(ends.at(-1)?.message.content).toContainEqual({ type: "text", text: "Hello from fake backend" });
-				});
-				await pi.close();
+	"stress: 50 turns in one RPC session, each aborted at a random moment; every turn ends, the last one answers",
+	() =>
+		rpcPi.use(async (pi) => {
+			const from = pi.mark();
+			for (let turn = 0; turn < 50; turn++) {
+				const mark = pi.mark();
+				pi.write({ type: "prompt", message: `[[slow]] turn ${turn}` });
+				await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 500)));
+				pi.write({ type: "abort" });
+				await pi.waitFor((r) => r.type === "agent_end", { from: mark, timeoutMs: 10_000 });
+			}
+			await pi.turn("[[slow]] the last one", { timeoutMs: 30_000 });
+			const ends = pi.records
+				.slice(from)
+				.filter((r) => r.type === "message_end" && (r.message as PiRecord)?.role === "assistant")
+				.map((r) => r.message as PiRecord);
+			withRpcOutput(pi, () => {
+				expect(ends.length).toBeGreaterThanOrEqual(51);
+				for (const end of ends) expect(["stop", "aborted"]).toContain(end.stopReason);
+				expect(ends.at(-1)?.stopReason).toBe("stop");
+				expect(ends.at(-1)?.content).toContainEqual({ type: "text", text: "slow answer" });
+				expect(JSON.stringify(pi.records) + pi.junk.join("\n") + pi.stderr).not.toContain("already has active run");
 			});
-		} finally {
-			await quiet.stop();
-		}
-	},
+		}),
 );
 
 suite.test(
-	"stress: 50 turns in one RPC session, each aborted at a random moment; every turn ends, the last one answers",
-	async () => {
-		await suite.withPi(RPC, {}, async (pi) => {
-			await ready(pi);
-			for (let turn = 0; turn < 50; turn++) {
-				const mark = pi.all().length;
-				pi.send({ id: `p${turn}`, type: "prompt", message: `[[slow]] turn ${turn}` });
-				await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 500)));
-				pi.send({ id: `a${turn}`, type: "abort" });
-				await pi.waitFor((r) => r.type === "agent_end", 10_000, mark);
-			}
-			const mark = pi.all().length;
-			pi.send({ id: "last", type: "prompt", message: "[[slow]] the last one" });
-			await pi.waitFor((r) => r.type === "agent_end", 30_000, mark);
-			const ends = pi.all().filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-			const exit = await pi.close();
-			withOutput(pi, () => {
-				expect(ends.length).toBeGreaterThanOrEqual(51);
-				for (const end of ends) expect(["stop", "aborted"]).toContain(end.message.stopReason);
-				expect(ends.at(-1)?.message.stopReason).toBe("stop");
-				expect(ends.at(-1)?.message.content).toContainEqual({ type: "text", text: "slow answer" });
-				expect(pi.stdout + pi.stderr).not.toContain("already has active run");
-				expect(exit.code).toBe(0);
+	"a run that streams nothing past PI_CURSOR_STREAM_IDLE_TIMEOUT_MS fails with the idle message; the next prompt works",
+	() =>
+		rpcPi.use(async (pi) => {
+			// The first run stays silent; the next one gets the fake's default answer. (Queued, not by a marker: the
+			// next run replays the first prompt. No other test's run reaches the suite's backend meanwhile: the stress
+			// test waits for this Pi, and its runs are marked.)
+			await suite.backend.enqueue({ steps: [{ hang: true }] });
+			const from = pi.mark();
+			const startedAt = Date.now();
+			pi.write({ type: "prompt", message: "say nothing" });
+			const first = await pi.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 20_000 });
+			const failMs = Date.now() - startedAt;
+			await pi.turn("and now answer", { timeoutMs: 30_000 });
+			const ends = pi.records
+				.slice(from)
+				.filter((r) => r.type === "message_end" && (r.message as PiRecord)?.role === "assistant")
+				.map((r) => r.message as PiRecord);
+			const firstEnd = (first.messages as PiRecord[]).at(-1);
+			withRpcOutput(pi, () => {
+				expect(failMs).toBeLessThan(10_000);
+				expect(firstEnd?.stopReason).toBe("error");
+				expect(firstEnd?.errorMessage).toContain("Cursor stopped responding: no update for 3 s");
+				expect(ends.at(-1)?.stopReason).toBe("stop");
+				expect(ends.at(-1)?.content).toContainEqual({ type: "text", text: "Hello from fake backend" });
 			});
-		});
+		}),
+);
+
+// After the idle timeout and the 50 aborted turns, the Pi they shared exits cleanly.
+test(
+	"the idle and stress tests' RPC Pi exits cleanly",
+	async () => {
+		const exit = await rpcPi.use((pi) => pi.close(), { sameSession: true });
+		expect(exit.code).toBe(0);
+		expect(exit.junk).toEqual([]);
 	},
+	TURN_TEST_MS,
 );
 
 suite.nothingLeftBehind();

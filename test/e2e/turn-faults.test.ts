@@ -2,10 +2,19 @@
 // the loopback fake Cursor backend. Every fault ends the turn cleanly (Pi `error` / `aborted`, exit code 1 in print
 // mode), explains what to do, never prints the API key or a bearer token, is retried by Pi only when it is
 // transient, and leaves no process behind.
-import { describe, expect } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createServer } from "node:net";
 import type { Scenario } from "../support/fake-backend/client.ts";
-import { ACCESS_TOKEN, leakedSecrets, type PiRecord, TEST_KEY, turnSuite, withOutput } from "../support/pi-turn.ts";
+import {
+	ACCESS_TOKEN,
+	leakedSecrets,
+	type PiRecord,
+	TEST_KEY,
+	TURN_TEST_MS,
+	turnSuite,
+	withOutput,
+} from "../support/pi-turn.ts";
+import { type RpcPi, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
 
 const MODEL = "cursor/composer-2.5";
 const WRONG_KEY = "key_test_e2e_wrong_8d1e5f3a";
@@ -139,8 +148,8 @@ describe("print mode: a fault ends the run with exit code 1, a helpful stderr li
 	}
 });
 
-// One Pi process (RPC mode, Pi's auto-retry on: one retry, 10 ms backoff) meets every stream error code in turn.
-// Transient faults are worded so that Pi retries them; auth and request errors are not retried.
+// One Pi process (RPC mode, Pi's auto-retry on) meets every stream error code in turn. Transient faults are worded so
+// that Pi retries them; auth and request errors are not retried.
 const RETRY_CASES: { code: string; message: RegExp; retried?: boolean }[] = [
 	{
 		code: "unavailable",
@@ -177,23 +186,47 @@ const RETRY_CASES: { code: string; message: RegExp; retried?: boolean }[] = [
 	{ code: "internal", message: /^Cursor error: \[internal\] internal from the fake$/ },
 ];
 
-suite.test("each stream error code ends the turn with Pi `error`; Pi retries the transient ones only", async () => {
-	const home = suite.home({ retry: { enabled: true, maxRetries: 1, baseDelayMs: 10 } });
-	await suite.withPi(["--mode", "rpc", "--no-session", "--model", MODEL], { home }, async (pi) => {
+/**
+ * One RPC Pi for the retry and abort tests (a new Pi session each), with Pi's auto-retry on (one retry, 10 ms
+ * backoff): an aborted turn is never retried. Its clean exit is checked after both.
+ */
+const rpcPi = new SharedRpcPi(() =>
+	startRpcPi(["--no-session", "--model", MODEL], {
+		home: suite.home({ retry: { enabled: true, maxRetries: 1, baseDelayMs: 10 } }),
+		env: suite.env(),
+		lifetimeMs: 10 * 60_000,
+	}),
+);
+
+/** Adds the RPC Pi's records and stderr to an assertion failure. */
+function withRpcOutput(pi: RpcPi, assertions: () => void): void {
+	try {
+		assertions();
+	} catch (error) {
+		if (error instanceof Error) error.message += `\n${pi.describe()}`;
+		throw error;
+	}
+}
+
+/** Everything the RPC Pi wrote (its records, any non-JSON stdout, stderr). */
+const rpcOutput = (pi: RpcPi) => `${JSON.stringify(pi.records)}\n${pi.junk.join("\n")}\n${pi.stderr}`;
+
+suite.test("each stream error code ends the turn with Pi `error`; Pi retries the transient ones only", () =>
+	rpcPi.use(async (pi) => {
 		for (const c of RETRY_CASES) {
 			const marker = `[[retry:${c.code}]]`;
-			const from = pi.all().length;
-			pi.send({ id: `new-${c.code}`, type: "new_session" });
-			await pi.waitFor((r) => r.type === "response" && r.id === `new-${c.code}`, 30_000, from);
-			pi.send({ id: `prompt-${c.code}`, type: "prompt", message: `${marker} hi` });
-			await pi.waitFor((r) => r.type === "agent_settled", 60_000, from);
-			const records = pi.all().slice(from);
+			const from = pi.mark();
+			const { response } = await pi.send({ type: "new_session" }, { timeoutMs: 30_000 });
+			expect(response.success).toBe(true);
+			pi.write({ type: "prompt", message: `${marker} hi` });
+			await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
+			const records = pi.records.slice(from);
 			const ends = records
-				.filter((r) => r.type === "message_end" && r.message?.role === "assistant")
+				.filter((r) => r.type === "message_end" && (r.message as PiRecord)?.role === "assistant")
 				.map((r) => r.message as PiRecord);
 			const retries = records.filter((r) => r.type === "auto_retry_start");
 			const runs = await runsWith(marker);
-			withOutput(pi, () => {
+			withRpcOutput(pi, () => {
 				expect({ code: c.code, stopReason: ends.at(-1)?.stopReason }).toEqual({
 					code: c.code,
 					stopReason: "error",
@@ -208,45 +241,64 @@ suite.test("each stream error code ends the turn with Pi `error`; Pi retries the
 				}
 			});
 		}
-		withOutput(pi, () => expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]));
-		const exit = await pi.close();
-		expect(exit.code).toBe(0);
-	});
-});
+		withRpcOutput(pi, () => expect(leakedSecrets(rpcOutput(pi))).toEqual([]));
+	}),
+);
 
-suite.test(
-	"RPC: abort during a hanging stream ends the turn `aborted` at once and cancels the Cursor run",
-	async () => {
-		await suite.withPi(["--mode", "rpc", "--no-session", "--model", MODEL], {}, async (pi) => {
-			pi.send({ id: "prompt", type: "prompt", message: "[[fault:hang]] rpc abort" });
-			await pi.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta");
-			const abortedAt = Date.now();
-			pi.send({ id: "abort", type: "abort" });
-			const response = await pi.waitFor((r) => r.type === "response" && r.id === "abort", 10_000);
-			const settled = await pi.waitFor((r) => r.type === "agent_settled", 10_000);
-			const abortMs = Date.now() - abortedAt;
-			const end = pi.all().find((r) => r.type === "message_end" && r.message?.role === "assistant");
-			const runs = await suite.backend.waitForRuns(
-				(all) => all.some((r) => r.userText?.includes("[[fault:hang]] rpc abort") && r.clientClosed),
-				10_000,
-			);
-			const exit = await pi.close();
-			withOutput(pi, () => {
-				expect(response.success).toBe(true);
-				expect(settled.aborted).toBe(true);
-				expect(abortMs).toBeLessThan(3_000);
-				expect(end?.message.stopReason).toBe("aborted");
-				expect(end?.message.errorMessage).toBe("Request was aborted");
-				// The partial text stays visible.
-				expect(end?.message.content).toEqual([{ type: "text", text: "part" }]);
-				const run = runs.find((r) => r.userText?.includes("[[fault:hang]] rpc abort"));
-				expect(run?.status).toBe("client-closed");
-				expect(exit.code).toBe(0);
-				expect(exit.ms - (abortedAt - pi.startedAt)).toBeLessThan(10_000);
-				expect(leakedSecrets(pi.stdout + pi.stderr)).toEqual([]);
-			});
+suite.test("RPC: abort during a hanging stream ends the turn `aborted` at once and cancels the Cursor run", () =>
+	rpcPi.use(async (pi) => {
+		const from = pi.mark();
+		pi.write({ type: "prompt", message: "[[fault:hang]] rpc abort" });
+		await pi.waitFor(
+			(r) => r.type === "message_update" && (r.assistantMessageEvent as PiRecord)?.type === "text_delta",
+			{ from, timeoutMs: 30_000 },
+		);
+		const abortedAt = Date.now();
+		const { response } = await pi.send({ type: "abort" }, { timeoutMs: 10_000 });
+		const settled = await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 10_000 });
+		const abortMs = Date.now() - abortedAt;
+		const end = pi.records
+			.slice(from)
+			.find((r) => r.type === "message_end" && (r.message as PiRecord)?.role === "assistant")?.message as
+			| PiRecord
+			| undefined;
+		const runs = await suite.backend.waitForRuns(
+			(all) => all.some((r) => r.userText?.includes("[[fault:hang]] rpc abort") && r.clientClosed),
+			10_000,
+		);
+		withRpcOutput(pi, () => {
+			expect(response.success).toBe(true);
+			expect(settled.aborted).toBe(true);
+			expect(abortMs).toBeLessThan(3_000);
+			expect(end?.stopReason).toBe("aborted");
+			expect(end?.errorMessage).toBe("Request was aborted");
+			// The partial text stays visible.
+			expect(end?.content).toEqual([{ type: "text", text: "part" }]);
+			const run = runs.find((r) => r.userText?.includes("[[fault:hang]] rpc abort"));
+			expect(run?.status).toBe("client-closed");
+			expect(leakedSecrets(rpcOutput(pi))).toEqual([]);
 		});
+	}),
+);
+
+// After every stream error and the aborted hanging stream, the Pi they shared exits at once and cleanly: nothing the
+// cancelled run left behind holds it up.
+test(
+	"the retry and abort tests' RPC Pi exits cleanly within 10 s",
+	async () => {
+		const exit = await rpcPi.use(
+			async (pi) => {
+				const closedAt = Date.now();
+				const exit = await pi.close();
+				return { ...exit, ms: Date.now() - closedAt };
+			},
+			{ sameSession: true },
+		);
+		expect(exit.code).toBe(0);
+		expect(exit.ms).toBeLessThan(10_000);
+		expect(exit.junk).toEqual([]);
 	},
+	TURN_TEST_MS,
 );
 
 describe("print mode: a signal during a hanging stream ends Pi promptly", () => {

@@ -1,11 +1,13 @@
 // Acceptance of a Cursor turn as a user sees it: the real `pi` CLI (Node 24), the built bundle, the real
-// @cursor/sdk and the loopback fake Cursor backend. Print mode prints the streamed answer; JSON mode shows thinking
-// then text and honest usage; every CLI form of the spec's "CLI / Print Mode" reaches Cursor as the right
-// ModelSelection and mode; the basic answer also works in compiled Pi and Pi 0.87.1.
-import { describe, expect } from "bun:test";
+// @cursor/sdk and the loopback fake Cursor backend. Print mode prints the streamed answer; the JSON events of a turn
+// (from one RPC Pi the usage cases take turns on) show thinking then text and honest usage; every CLI form of the
+// spec's "CLI / Print Mode" reaches Cursor as the right ModelSelection and mode (one `pi -p` each: the flags are the
+// subject); the basic answer also works in compiled Pi and Pi 0.87.1.
+import { describe, expect, test } from "bun:test";
 import type { RunRequestSummary, Scenario } from "../support/fake-backend/client.ts";
 import { type PiHost, piHosts } from "../support/pi.ts";
-import { jsonLines, leakedSecrets, type PiRecord, turnSuite, withOutput } from "../support/pi-turn.ts";
+import { leakedSecrets, type PiRecord, TURN_TEST_MS, turnSuite, withOutput } from "../support/pi-turn.ts";
+import { SharedRpcPi, startRpcPi } from "../support/rpc.ts";
 
 const ANSWER = {
 	name: "answer",
@@ -84,51 +86,63 @@ suite.test("`pi -p` prints the streamed answer on stdout and exits 0", async () 
 	});
 });
 
+/** The JSON-mode events of a turn, from one RPC Pi that both usage cases take turns on (a new Pi session each). */
+const jsonPi = new SharedRpcPi(() =>
+	startRpcPi(["--model", "cursor/composer-2.5"], { home: suite.home(), env: suite.env(), lifetimeMs: 10 * 60_000 }),
+);
+
 describe("--mode json", () => {
 	for (const c of USAGE_CASES) {
 		suite.test(
 			`thinking events, then text events; usage ${c.raw.join("/")} → input ${c.expected.input}, total ${c.expected.totalTokens}`,
-			async () => {
-				const result = await suite.run(["--model", "cursor/composer-2.5", "--mode", "json", `${c.marker} hi`]);
-				withOutput(result, () => {
-					expect(result.code).toBe(0);
-					const records = jsonLines(result.stdout);
-					const assistantEvents = records
-						.filter((r) => r.type === "message_update")
-						.map((r) => r.assistantMessageEvent as PiRecord);
-					expect(assistantEvents.map((e) => e.type)).toEqual([
-						"thinking_start",
-						"thinking_delta",
-						"thinking_delta",
-						"thinking_end",
-						"text_start",
-						"text_delta",
-						"text_delta",
-						"text_end",
-					]);
-					expect(assistantEvents.filter((e) => e.type === "thinking_delta").map((e) => e.delta)).toEqual([
-						"Let me ",
-						"think.",
-					]);
-					expect(assistantEvents.filter((e) => e.type === "text_delta").map((e) => e.delta)).toEqual([
-						"Hello ",
-						"world",
-					]);
-					const ends = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-					expect(ends).toHaveLength(1);
-					const message = ends[0]?.message as PiRecord;
-					expect(message.stopReason).toBe("stop");
-					expect(message.content).toEqual([
-						{ type: "thinking", thinking: "Let me think." },
-						{ type: "text", text: "Hello world" },
-					]);
-					expect(message.usage).toMatchObject(c.expected);
-					// The components are disjoint: they add up to the total.
-					const u = message.usage as Record<string, number>;
-					expect((u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0)).toBe(u.totalTokens ?? -1);
-					expect(records.at(-1)).toMatchObject({ type: "agent_settled", aborted: false });
-				});
-			},
+			() =>
+				jsonPi.use(async (pi) => {
+					const from = pi.mark();
+					await pi.turn(`${c.marker} hi`);
+					const settled = await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 30_000 });
+					const records = pi.records.slice(from, pi.records.indexOf(settled) + 1) as PiRecord[];
+					withOutput({ stdout: records.map((r) => JSON.stringify(r)).join("\n"), stderr: pi.stderr }, () => {
+						const assistantEvents = records
+							.filter((r) => r.type === "message_update")
+							.map((r) => r.assistantMessageEvent as PiRecord);
+						expect(assistantEvents.map((e) => e.type)).toEqual([
+							"thinking_start",
+							"thinking_delta",
+							"thinking_delta",
+							"thinking_end",
+							"text_start",
+							"text_delta",
+							"text_delta",
+							"text_end",
+						]);
+						expect(assistantEvents.filter((e) => e.type === "thinking_delta").map((e) => e.delta)).toEqual([
+							"Let me ",
+							"think.",
+						]);
+						expect(assistantEvents.filter((e) => e.type === "text_delta").map((e) => e.delta)).toEqual([
+							"Hello ",
+							"world",
+						]);
+						const ends = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
+						expect(ends).toHaveLength(1);
+						const message = ends[0]?.message as PiRecord;
+						expect(message.stopReason).toBe("stop");
+						expect(message.content).toEqual([
+							{ type: "thinking", thinking: "Let me think." },
+							{ type: "text", text: "Hello world" },
+						]);
+						expect(message.usage).toMatchObject(c.expected);
+						// The components are disjoint: they add up to the total.
+						const u = message.usage as Record<string, number>;
+						expect((u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0)).toBe(
+							u.totalTokens ?? -1,
+						);
+						// The run's last event: it settled, not aborted, after everything else it emitted.
+						const events = records.filter((r) => r.type !== "extension_ui_request" && r.type !== "response");
+						expect(events.at(-1)).toMatchObject({ type: "agent_settled", aborted: false });
+						expect(events.findIndex((r) => r.type === "agent_end")).toBe(events.length - 2);
+					});
+				}),
 		);
 	}
 });
@@ -296,5 +310,16 @@ describe("other Pi hosts", () => {
 	// stdout must hold only the answer: under Bun, console.log bypasses Pi's stdout takeover in print mode.
 	suite.test(`${compiled.name}: \`pi -p\` prints the streamed answer`, () => hostAnswer(compiled));
 });
+
+// After both usage turns, the JSON events' Pi exits as cleanly as `pi --mode json` did (code 0, nothing but JSON).
+test(
+	"the usage cases' RPC Pi exits cleanly",
+	async () => {
+		const exit = await jsonPi.use((pi) => pi.close(), { sameSession: true });
+		expect(exit.code).toBe(0);
+		expect(exit.junk).toEqual([]);
+	},
+	TURN_TEST_MS,
+);
 
 suite.nothingLeftBehind();
