@@ -3,13 +3,22 @@
 // (it opens the login URL Pi showed and settles the sign-in on the fake), then checks where the minted key went
 // (Pi's auth.json only, 0600, with its expiry), that the next prompt reaches Cursor with it, and what the user sees
 // on abort, denial, near expiry, expiry and sign-out.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { type FakeBackend, type StartFakeBackendOptions, startFakeBackend } from "../support/fake-backend/client.ts";
 import { filesUnder, type PiHost, piHosts, type TempHome } from "../support/pi.ts";
-import { isNotify, notifications, type RpcPi, type RpcRecord, rpcSuite, type UiRequest } from "../support/rpc.ts";
+import {
+	isNotify,
+	notifications,
+	type RpcOptions,
+	type RpcPi,
+	type RpcRecord,
+	rpcSuite,
+	SharedRpcPi,
+	type UiRequest,
+} from "../support/rpc.ts";
 
 const suite = rpcSuite(2);
 const MODEL = "cursor/composer-2";
@@ -43,20 +52,54 @@ async function start(
 	host?: PiHost,
 	extra: Record<string, string> = {},
 ): Promise<RpcPi> {
-	const pi = suite.start(["--no-session", "--model", MODEL], {
+	const pi = suite.start(["--no-session", "--model", MODEL], piOptions(home, backend, host, extra));
+	await pi.ready();
+	return pi;
+}
+
+function piOptions(
+	home: TempHome,
+	backend: FakeBackend,
+	host?: PiHost,
+	extra: Record<string, string> = {},
+	lifetimeMs = TIMEOUT,
+): RpcOptions {
+	return {
 		home,
 		...(host ? { host } : {}),
-		lifetimeMs: TIMEOUT,
+		lifetimeMs,
 		env: {
 			CURSOR_BACKEND_URL: backend.url,
 			CURSOR_WEBSITE_URL: backend.url,
 			NO_OPEN_BROWSER: "1",
 			...extra,
 		},
-	});
-	await pi.ready();
-	return pi;
+	};
 }
+
+/**
+ * The sign-ins that store nothing (denied, expired, cancelled) take turns on one Pi, in one home, on one backend
+ * (a Pi start and a backend start saved for each but the first): `body` gets them; the Pi is killed if it throws.
+ */
+const unsignedPi = (() => {
+	let fixture: { backend: FakeBackend; home: TempHome; pi: SharedRpcPi } | undefined;
+	afterAll(async () => {
+		await fixture?.pi.close();
+		await fixture?.backend.stop();
+	});
+	return async (body: (pi: RpcPi, backend: FakeBackend, home: TempHome) => Promise<void>): Promise<void> => {
+		if (!fixture) {
+			const backend = await startFakeBackend(SIGN_INS_ONLY);
+			const home = suite.home();
+			const pi = new SharedRpcPi(
+				() => suite.start(["--no-session", "--model", MODEL], piOptions(home, backend, undefined, {}, 3 * TIMEOUT)), // the three tests' time
+			);
+			fixture = { backend, home, pi };
+		}
+		const { backend, home, pi } = fixture;
+		await pi.use((rpc) => body(rpc, backend, home), { sameSession: true });
+	};
+})();
 
 function authFile(home: TempHome): string {
 	return join(home.agentDir, "auth.json");
@@ -84,10 +127,16 @@ async function beginSignIn(pi: RpcPi): Promise<{ url: string; from: number }> {
 	return { url, from };
 }
 
-/** Waits until the latest sign-in has been polled `count` times. */
-async function pollsAtLeast(backend: FakeBackend, count: number, timeoutMs = 15_000): Promise<void> {
+/** How often the sign-in of this login URL has been polled (0 before its first poll). */
+async function pollsOf(backend: FakeBackend, url: string): Promise<number> {
+	const uuid = new URL(url).searchParams.get("uuid");
+	return (await backend.logins()).attempts.find((attempt) => attempt.uuid === uuid)?.polls ?? 0;
+}
+
+/** Waits until the sign-in of this login URL has been polled `count` times. */
+async function pollsAtLeast(backend: FakeBackend, url: string, count: number, timeoutMs = 15_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
-	while (((await backend.logins()).attempts.at(-1)?.polls ?? 0) < count) {
+	while ((await pollsOf(backend, url)) < count) {
 		if (Date.now() > deadline) throw new Error(`no ${count} polls within ${timeoutMs} ms`);
 		await new Promise((resolve) => setTimeout(resolve, 50));
 	}
@@ -210,51 +259,49 @@ describe("account sign-in through /cursor-login (RPC)", () => {
 		TIMEOUT,
 	);
 
-	test(
-		"cancelling the wait stores nothing, mints nothing and leaves no process",
-		async () => {
-			await withBackend(SIGN_INS_ONLY, async (backend) => {
-				const home = suite.home();
-				const pi = await start(home, backend);
-				const { from } = await beginSignIn(pi);
-				const waiting = await pi.waitFor<UiRequest>(
-					(r) => r.type === "extension_ui_request" && r.method === "select" && /Waiting/.test(String(r.title)),
-					{ from },
-				);
-				// Cancel once Pi is really waiting on the backend (a pending poll answered).
-				await pollsAtLeast(backend, 1);
-				pi.write({ type: "extension_ui_response", id: waiting.id, cancelled: true });
-				await pi.waitFor(isNotify(/cancelled: nothing was stored/), { from, timeoutMs: 15_000 });
-				const polls = (await backend.logins()).attempts[0]?.polls ?? 0;
-				const exit = await pi.close();
-				expect(exit.code).toBe(0);
-				expect(storedCursor(home)).toBeUndefined();
-				expect((await backend.logins()).minted).toEqual([]);
-				// The poll stopped with the sign-in.
-				expect((await backend.logins()).attempts[0]?.polls).toBe(polls);
-			});
-		},
-		TIMEOUT,
-	);
-
 	for (const outcome of ["denied", "expired"] as const)
 		test(
 			`a sign-in the browser ends as ${outcome} fails with a message and stores nothing`,
 			async () => {
-				await withBackend(SIGN_INS_ONLY, async (backend) => {
-					const home = suite.home();
-					const pi = await start(home, backend);
+				await unsignedPi(async (pi, backend, home) => {
 					const { url, from } = await beginSignIn(pi);
 					await browser(backend, url, outcome);
 					const failure = await pi.waitFor<UiRequest>(isNotify(/Cursor sign-in failed/), { from, timeoutMs: 30_000 });
 					expect(failure.notifyType).toBe("error");
 					expect(failure.message).toContain("Login failed or timed out");
 					expect(storedCursor(home)).toBeUndefined();
-					expect((await pi.close()).code).toBe(0);
+					// Pi goes on answering (the cancel test below ends it and checks its clean exit).
+					await pi.ready();
 				});
 			},
 			TIMEOUT,
 		);
+
+	test(
+		"cancelling the wait stores nothing, mints nothing and leaves no process",
+		async () => {
+			// The last of the sign-ins that store nothing: it ends their Pi, which must exit cleanly.
+			await unsignedPi(async (pi, backend, home) => {
+				const { url, from } = await beginSignIn(pi);
+				const waiting = await pi.waitFor<UiRequest>(
+					(r) => r.type === "extension_ui_request" && r.method === "select" && /Waiting/.test(String(r.title)),
+					{ from },
+				);
+				// Cancel once Pi is really waiting on the backend (a pending poll answered).
+				await pollsAtLeast(backend, url, 1);
+				pi.write({ type: "extension_ui_response", id: waiting.id, cancelled: true });
+				await pi.waitFor(isNotify(/cancelled: nothing was stored/), { from, timeoutMs: 15_000 });
+				const polls = await pollsOf(backend, url);
+				const exit = await pi.close();
+				expect(exit.code).toBe(0);
+				expect(storedCursor(home)).toBeUndefined();
+				expect((await backend.logins()).minted).toEqual([]);
+				// The poll stopped with the sign-in.
+				expect(await pollsOf(backend, url)).toBe(polls);
+			});
+		},
+		TIMEOUT,
+	);
 
 	test(
 		"an existing SDK login is offered as the source and never written",

@@ -1,10 +1,11 @@
 // The REAL @cursor/sdk 1.0.32, through src/sdk/cursor-sdk.ts (`cloudSdk`), against the cloud fake: every protocol
 // fact the extension's cloud runtime relies on (docs: fake-cursor-backend-protocol.md §4.1). The SDK runs in a Bun
-// child (probe-main.ts): it reads CURSOR_BACKEND_URL once, when it is first imported.
+// child (probe-main.ts): it reads CURSOR_BACKEND_URL once, when it is first imported. One child runs the file's
+// scripts one after another (each with its own agents), as the subject is the protocol, not the SDK's start.
 
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { type CloudFake, cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
-import { PROBE_KEY, type ProbeResult, runCloudProbe } from "../support/cloud-fake/probe.ts";
+import { CloudProbeProcess, PROBE_KEY, type ProbeResult } from "../support/cloud-fake/probe.ts";
 
 const TIMEOUT_MS = 60_000;
 const REPO = "https://github.com/acme/app";
@@ -60,6 +61,9 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 
 const cloud = cloudFakeForFile(SCENARIOS);
+/** One SDK process for every script of the file: the subject is the protocol, not the SDK's start. */
+const probe = new CloudProbeProcess(() => cloud.fake.url);
+afterAll(() => probe.close());
 
 const routes = (log: RequestLogEntry[]) => log.filter((e) => e.route !== "exchange" && e.route !== "rpc");
 
@@ -72,7 +76,7 @@ describe("creating and sending", () => {
 	test(
 		"Agent.create and Agent.resume make no request; the first send posts /v1/agents with prompt, repository and model; later sends post runs",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{
 					op: "create",
 					slot: "a",
@@ -144,7 +148,7 @@ describe("creating and sending", () => {
 	test(
 		"a run streams thinking, text and tool calls, then reports its branch and PR; usage comes from turn-ended",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[full]] go", stream: true },
 			]);
@@ -176,7 +180,7 @@ describe("creating and sending", () => {
 	test(
 		"a stream cut mid-run is resumed with Last-Event-ID and no event arrives twice",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[cut]] go", stream: true },
 				{ op: "requests" },
@@ -203,7 +207,7 @@ describe("creating and sending", () => {
 	test(
 		"run.cancel() posts …/runs/:runId/cancel and the run ends cancelled",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[hang]] go", cancelOnDelta: "text-delta" },
 				{ op: "requests" },
@@ -225,7 +229,7 @@ describe("creating and sending", () => {
 describe("errors", () => {
 	const sendError = async (faults: Parameters<CloudFake["setFaults"]>[0], followUp = false) => {
 		await cloud.fake.setFaults(faults);
-		const result = await runCloudProbe(cloud.fake.url, [
+		const result = await probe.run([
 			{ op: "create", slot: "a" },
 			...(followUp ? [{ op: "resume" as const, slot: "a", agentId: "bc-22222222-2222-4222-8222-222222222222" }] : []),
 			{ op: "send", slot: "a", text: "hello" },
@@ -255,7 +259,7 @@ describe("errors", () => {
 	test(
 		"a follow-up while the agent's run is still going gets 409 agent_busy → AgentBusyError",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[hang]] first", noWait: true },
 				{ op: "send", slot: "a", text: "second" },
@@ -272,7 +276,7 @@ describe("errors", () => {
 		"the stream: 401 fails the run; after a 5xx the SDK reconnects while the run is still going",
 		async () => {
 			await cloud.fake.setFaults({ stream: { status: 401, message: "key revoked" } });
-			const rejected = await runCloudProbe(cloud.fake.url, [
+			const rejected = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "hello" },
 			]);
@@ -282,7 +286,7 @@ describe("errors", () => {
 			await cloud.fake.reset();
 			await cloud.fake.setScenarioMap(SCENARIOS);
 			await cloud.fake.setFaults({ stream: { status: 502, times: 1 } });
-			const retried = await runCloudProbe(cloud.fake.url, [
+			const retried = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[slow]] hello" },
 				{ op: "requests" },
@@ -312,7 +316,7 @@ describe("managing agents", () => {
 				{ id: gone, repos: [{ url: REPO }] },
 			]);
 			const runId = (await cloud.fake.agents())[0]?.runs[0]?.id as string;
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "list" },
 				{ op: "getRun", agentId: kept, runId },
 				{ op: "archive", agentId: kept },
@@ -350,7 +354,7 @@ describe("runs that outlive their client", () => {
 	test(
 		"a run progresses on the server on its own timeline while its client does not wait; getRun, listRuns, following it and its artifacts see all of it",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[timeline]] go", noWait: true },
 				{ op: "getRun", slot: "a", runId: "last" },
@@ -379,7 +383,7 @@ describe("runs that outlive their client", () => {
 	test(
 		"streaming a run started elsewhere replays its text and follows it to its end; an abort closes a hung one's stream at once and the run goes on",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[timeline]] go", noWait: true },
 				{ op: "streamRunText", slot: "a", runId: "last" },
@@ -403,7 +407,7 @@ describe("runs that outlive their client", () => {
 	test(
 		"following a run started elsewhere resolves with its end; an abort stops following a hung one at once; cancelRun ends it",
 		async () => {
-			const result = await runCloudProbe(cloud.fake.url, [
+			const result = await probe.run([
 				{ op: "create", slot: "a" },
 				{ op: "send", slot: "a", text: "[[timeline]] go", noWait: true },
 				{ op: "sleep", ms: 300 },

@@ -1,6 +1,6 @@
 // Proves the loopback fake Cursor backend works with the REAL @cursor/sdk 1.0.32 (HTTP/1.1: RunSSE + BidiAppend).
-// The SDK runs in Node 24 child processes (sdk-probe.mjs); the fake runs in its own Bun process. Probes run a few
-// at a time against one backend and pick their scenario with a marker in the prompt.
+// The SDK runs in one Node 24 child process (sdk-probe.mjs --serve); the fake runs in its own Bun process. Probes run
+// one after another in that process against one backend and pick their scenario with a marker in the prompt.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -14,15 +14,16 @@ import {
 } from "../support/fake-backend/client.ts";
 import { decodeMessage, encodeMessage } from "../support/fake-backend/codec.ts";
 import { dataEnvelope, endStreamEnvelope } from "../support/fake-backend/connect.ts";
-import { type ProbeConfig, type ProbeOptions, type ProbeResult, runSdkProbe } from "../support/fake-backend/probe.ts";
+import {
+	type ProbeConfig,
+	type ProbeResult,
+	SdkProbeProcess,
+	type SharedProbeOptions,
+} from "../support/fake-backend/probe.ts";
 import { unresolvedReferences } from "../support/fake-backend/schema.ts";
 import { startFakeBackendServer } from "../support/fake-backend/server.ts";
-import { pool } from "../support/limit.ts";
 
-/**
- * Probes queue behind each other on small machines, and beside the other test files `npm test` runs; each SDK child
- * takes ~1.5 s alone.
- */
+/** Probes queue behind each other in the one SDK process, beside the other test files `npm test` runs. */
 const TIMEOUT_MS = 120_000;
 const GOOD_KEY = "key_test_fake_backend_ok";
 const BAD_KEY = "key_test_fake_backend_wrong";
@@ -89,10 +90,10 @@ const SCENARIOS: Record<string, Scenario> = {
 
 interface ProbeSpec {
 	config: ProbeConfig;
-	options?: ProbeOptions;
+	options?: SharedProbeOptions;
 }
 
-// Each SDK child costs ~2 s of CPU, so related sends share one agent (which also exercises continuation).
+// Related sends share one agent (which also exercises continuation).
 const PROBES = {
 	// sends: 0 text+thinking (plan mode, model params), 1 image, 2 second turn
 	conversation: {
@@ -152,18 +153,16 @@ let backend: FakeBackend;
 let clientLog: ClientLogEntry[] = [];
 const probes = new Map<ProbeName, Promise<ProbeResult>>();
 let allProbesDone: Promise<unknown> = Promise.resolve();
+/** One SDK process runs the file's probes one after another: the subject is the fake, not the SDK's start. */
+const sdk = new SdkProbeProcess(() => backend.url);
 
 beforeAll(async () => {
 	backend = await startFakeBackend({
 		rest: { apiKeys: [GOOD_KEY], models: loadCapturedCatalog() },
 		scenarioMap: SCENARIOS,
 	});
-	const limit = pool(3);
 	for (const [name, spec] of Object.entries(PROBES) as [ProbeName, ProbeSpec][]) {
-		probes.set(
-			name,
-			limit(() => runSdkProbe(backend.url, spec.config, { apiKey: GOOD_KEY, ...spec.options })),
-		);
+		probes.set(name, sdk.run(spec.config, { apiKey: GOOD_KEY, ...spec.options }));
 	}
 	allProbesDone = Promise.allSettled(probes.values()).then(async () => {
 		clientLog = await backend.log();
@@ -172,6 +171,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await allProbesDone;
+	await sdk.close();
 	await backend?.stop();
 }, TIMEOUT_MS);
 
@@ -550,11 +550,7 @@ describe("scenario queue", () => {
 				name: "second",
 				steps: [{ text: "queued two" }, { turnEnded: true }],
 			});
-			const p = await runSdkProbe(
-				backend.url,
-				{ sends: [{ message: "a" }, { message: "b" }, { message: "c" }] },
-				{ apiKey: GOOD_KEY },
-			);
+			const p = await sdk.run({ sends: [{ message: "a" }, { message: "b" }, { message: "c" }] }, { apiKey: GOOD_KEY });
 			const runs = await backend.runs();
 			withContext(p, () => {
 				expect([0, 1, 2].map((i) => p.result(i)?.result)).toEqual([

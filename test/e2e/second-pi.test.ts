@@ -5,12 +5,12 @@
 // with the same Cursor agent. And a Pi started after a crash (`pi -c`, the crashed turn's prompt last on the branch)
 // goes on with the same agent too, sending the interrupted prompt once with the new one.
 import { Database } from "bun:sqlite";
-import { expect } from "bun:test";
+import { expect, test } from "bun:test";
 import { Glob } from "bun";
 import { AGENT_BUSY_ELSEWHERE } from "../../src/sdk/errors.ts";
 import { INTERRUPTED_TURN_RECOVERED } from "../../src/session/stale-run.ts";
 import type { TempHome } from "../support/pi.ts";
-import { turnSuite } from "../support/pi-turn.ts";
+import { TURN_TEST_MS, turnSuite } from "../support/pi-turn.ts";
 import { notifications, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
 
 const suite = turnSuite({
@@ -65,6 +65,17 @@ const checkpoint = (turns: number) => ({
 			turns: Array.from({ length: turns }, (_, i) => Buffer.alloc(32, i + 1).toString("base64")),
 		},
 	},
+});
+
+/**
+ * The Pi the crash-reopen test leaves running (in its own process group) for the partial-crash test when it passed,
+ * else undefined; settled when that test ends (the tests run concurrently).
+ */
+/** Whether the crash-reopen test runs (not filtered out): only then is its Pi waited for. */
+let reopenRuns = false;
+let reopenedDone: (value: { pi: RpcPi; home: TempHome } | undefined) => void = () => {};
+const reopened = new Promise<{ pi: RpcPi; home: TempHome } | undefined>((resolve) => {
+	reopenedDone = resolve;
 });
 
 const runsOf = async (name: string) =>
@@ -122,50 +133,65 @@ suite.test("after the other Pi crashed mid-turn, this Pi goes on with the same C
 	}
 });
 
-suite.test(
+// A concurrent test like suite.test's, that marks at its start (before it waits for a Pi slot) that it runs.
+test.concurrent(
 	"a Pi reopened after a crash mid-turn goes on with the same Cursor agent; the interrupted prompt is sent once",
-	async () => {
-		const home = suite.home();
-		await suite.backend.setScenarioMap({
-			"[[reopen:long]]": [{ text: "working on it" }, { hang: true }],
-			// Longer, so it wins when the interrupted prompt comes again with the new one: an ordinary answer.
-			"[[reopen:after-crash]]": [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }],
-		});
-		const a = startRpcPi(MODEL, { home, env: suite.env(), processGroup: true });
-		let c: RpcPi | undefined;
-		try {
-			await a.ready();
-			const from = a.mark();
-			expect((await a.send({ type: "prompt", message: "[[reopen:first]] hello" })).response.success).toBe(true);
-			await a.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
-			await startLongTurn(a, "reopen");
-			await a.killGroup(); // a crash: Pi had saved the prompt; the run stays marked active in the session's store
-			const [first, crashed] = await runsOf("reopen");
-			expect(crashed?.userText).toContain("[[reopen:long]] work");
-
-			c = startRpcPi([...MODEL, "-c"], { home, env: suite.env() });
-			await c.ready();
-			const records = await prompt(c, "[[reopen:after-crash]] where were we");
-			const assistants = assistantsOf(records);
-			expect(assistants.map((m) => m.stopReason)).toEqual(["stop"]);
-			expect(JSON.stringify(assistants)).toContain("reply to:");
-			// Told once; the run the crash left active was expired (without it, the send would fail "already has active run").
-			expect(notifications(records).map((n) => n.message)).toEqual([INTERRUPTED_TURN_RECOVERED]);
-			// The same Cursor conversation, continued incrementally: no history again, no new agent. The crashed run never
-			// reached Cursor's conversation (no checkpoint), so its prompt goes once, before the new one.
-			const after = (await runsOf("reopen")).slice(2);
-			expect(after).toHaveLength(1);
-			expect(after[0]?.conversationId).toBe(first?.conversationId);
-			const text = after[0]?.userText ?? "";
-			expect(text).not.toContain("<pi_instructions>"); // not a bootstrap: the first turn is not sent again
-			expect(text).not.toContain("[[reopen:first]]");
-			expect(text.split("[[reopen:long]] work")).toHaveLength(2);
-			expect(text.indexOf("[[reopen:long]] work")).toBeLessThan(text.indexOf("[[reopen:after-crash]]"));
-		} finally {
-			await Promise.all([a.kill(), c?.kill()]);
-		}
+	() => {
+		reopenRuns = true;
+		return suite.limit(reopenAfterCrash);
 	},
+	TURN_TEST_MS,
 );
+
+async function reopenAfterCrash(): Promise<void> {
+	const home = suite.home();
+	await suite.backend.setScenarioMap({
+		"[[reopen:long]]": [{ text: "working on it" }, { hang: true }],
+		// Longer, so it wins when the interrupted prompt comes again with the new one: an ordinary answer.
+		"[[reopen:after-crash]]": [{ echo: "reply to: " }, { turnEnded: { inputTokens: 10, outputTokens: 5 } }],
+	});
+	const a = startRpcPi(MODEL, { home, env: suite.env(), processGroup: true });
+	let c: RpcPi | undefined;
+	let passed = false;
+	try {
+		await a.ready();
+		const from = a.mark();
+		expect((await a.send({ type: "prompt", message: "[[reopen:first]] hello" })).response.success).toBe(true);
+		await a.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });
+		await startLongTurn(a, "reopen");
+		await a.killGroup(); // a crash: Pi had saved the prompt; the run stays marked active in the session's store
+		const [first, crashed] = await runsOf("reopen");
+		expect(crashed?.userText).toContain("[[reopen:long]] work");
+
+		// In its own process group: the next test may crash it in turn.
+		c = startRpcPi([...MODEL, "-c"], { home, env: suite.env(), processGroup: true });
+		await c.ready();
+		const records = await prompt(c, "[[reopen:after-crash]] where were we");
+		const assistants = assistantsOf(records);
+		expect(assistants.map((m) => m.stopReason)).toEqual(["stop"]);
+		expect(JSON.stringify(assistants)).toContain("reply to:");
+		// Told once; the run the crash left active was expired (without it, the send would fail "already has active run").
+		expect(notifications(records).map((n) => n.message)).toEqual([INTERRUPTED_TURN_RECOVERED]);
+		// The same Cursor conversation, continued incrementally: no history again, no new agent. The crashed run never
+		// reached Cursor's conversation (no checkpoint), so its prompt goes once, before the new one.
+		const after = (await runsOf("reopen")).slice(2);
+		expect(after).toHaveLength(1);
+		expect(after[0]?.conversationId).toBe(first?.conversationId);
+		const text = after[0]?.userText ?? "";
+		expect(text).not.toContain("<pi_instructions>"); // not a bootstrap: the first turn is not sent again
+		expect(text).not.toContain("[[reopen:first]]");
+		expect(text.split("[[reopen:long]] work")).toHaveLength(2);
+		expect(text.indexOf("[[reopen:long]] work")).toBeLessThan(text.indexOf("[[reopen:after-crash]]"));
+		passed = true;
+	} finally {
+		await a.kill();
+		if (passed && c) reopenedDone({ pi: c, home });
+		else {
+			await c?.kill();
+			reopenedDone(undefined);
+		}
+	}
+}
 
 /** Resolves once the SDK's store (in `home`) records a conversation checkpoint for a run still marked running. */
 async function checkpointStoredMidRun(home: TempHome): Promise<void> {
@@ -191,20 +217,35 @@ async function checkpointStoredMidRun(home: TempHome): Promise<void> {
 	}
 }
 
+/**
+ * A Pi in its own process group on a Cursor model that answered a turn, for a test that crashes it in a new session:
+ * the Pi the previous test reopened when it passed (a Pi start and its first turn saved), else a new one.
+ */
+async function crashablePi(): Promise<{ a: RpcPi; home: TempHome }> {
+	const previous = reopenRuns ? await reopened : undefined;
+	if (previous && !previous.pi.gone) {
+		const { response } = await previous.pi.send({ type: "new_session" });
+		expect(response.success).toBe(true);
+		return { a: previous.pi, home: previous.home };
+	}
+	const home = suite.home();
+	const a = startRpcPi(MODEL, { home, env: suite.env(), processGroup: true });
+	await a.ready();
+	return { a, home };
+}
+
 suite.test(
 	"a Pi reopened after a crash in a turn Cursor had recorded part of: a new agent gets the whole conversation, once",
 	async () => {
-		const home = suite.home();
+		const { a, home } = await crashablePi();
 		await suite.backend.setScenarioMap({
 			"[[partial:first]]": [checkpoint(1), ...ANSWER],
 			// Cursor records the interrupted turn in the conversation (a second turn in its checkpoint) before Pi crashes.
 			"[[partial:long]]": [checkpoint(2), { text: "working on it" }, { hang: true }],
 			"[[partial:after-crash]]": ANSWER,
 		});
-		const a = startRpcPi(MODEL, { home, env: suite.env(), processGroup: true });
 		let c: RpcPi | undefined;
 		try {
-			await a.ready();
 			const from = a.mark();
 			expect((await a.send({ type: "prompt", message: "[[partial:first]] hello" })).response.success).toBe(true);
 			await a.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 60_000 });

@@ -1,12 +1,13 @@
 // Test-side helper: runs probe-main.ts (the REAL @cursor/sdk through src/sdk/cursor-sdk.ts)
 // in a Bun child process against the cloud fake, with a temporary HOME, and returns its JSON-line events.
 
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CloudAgentSetup, ModelSelection } from "../../../src/sdk/cursor-sdk.ts";
 import { bunPath, REPO_ROOT } from "../fake-backend/toolchain.ts";
-import { jsonLineEvents, runCaptured } from "../processes.ts";
+import { jsonLineEvents, killAtExit, runCaptured } from "../processes.ts";
 import { CLOUD_FAKE_DIR } from "./client.ts";
 
 type AgentRef = { slot: string; agentId?: undefined } | { agentId: string; slot?: undefined };
@@ -44,6 +45,8 @@ export type CloudProbeStep =
 	| { op: "sleep"; ms: number };
 
 export interface ProbeScript {
+	/** Set by {@link CloudProbeProcess}: every event of the script carries it as `script`. */
+	id?: number;
 	fakeUrl: string;
 	apiKey: string;
 	steps: CloudProbeStep[];
@@ -98,7 +101,10 @@ export async function runCloudProbe(
 		},
 	);
 	rmSync(root, { recursive: true, force: true });
-	const events = jsonLineEvents<ProbeEvent>(stdout);
+	return probeResult(jsonLineEvents<ProbeEvent>(stdout), exitCode, stderr);
+}
+
+function probeResult(events: ProbeEvent[], exitCode: number | null, stderr: string): ProbeResult {
 	const of = (step: number) => events.filter((e) => e.step === step);
 	return {
 		events,
@@ -113,4 +119,111 @@ export async function runCloudProbe(
 			return found;
 		},
 	};
+}
+
+/**
+ * One probe process (`probe-main.ts --serve`, one temp HOME) that runs the scripts of a file's tests one after
+ * another, for tests whose subject is the SDK's protocol rather than its process start (a Bun start and the SDK's
+ * import cost about a CPU-second each time). Each script gets its own agents and clock; its events are told apart
+ * from a previous script's late ones by the script's id. A script whose process died or hung gets `exitCode` null
+ * (with the stderr), and the next script starts a new process.
+ */
+export class CloudProbeProcess {
+	private child: ChildProcessWithoutNullStreams | undefined;
+	private root: string | undefined;
+	private buffer = "";
+	private stderr = "";
+	private nextId = 1;
+	private listener: ((event: ProbeEvent) => void) | undefined;
+	private exitListener: (() => void) | undefined;
+	private queue: Promise<unknown> = Promise.resolve();
+
+	constructor(private readonly fakeUrl: () => string) {}
+
+	/** Runs `steps` once the scripts before it are done; resolves like {@link runCloudProbe}. */
+	run(steps: CloudProbeStep[], options: { apiKey?: string; timeoutMs?: number } = {}): Promise<ProbeResult> {
+		const next = this.queue.then(() => this.runNow(steps, options));
+		this.queue = next.catch(() => {});
+		return next;
+	}
+
+	private start(): ChildProcessWithoutNullStreams {
+		if (this.root) rmSync(this.root, { recursive: true, force: true });
+		const root = mkdtempSync(join(tmpdir(), "cloud-probe-"));
+		const home = join(root, "home");
+		const tmp = join(root, "tmp");
+		for (const dir of [home, tmp]) mkdirSync(dir, { recursive: true });
+		const child = spawn(bunPath(), [join(CLOUD_FAKE_DIR, "probe-main.ts"), "--serve"], {
+			cwd: REPO_ROOT,
+			env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, TMPDIR: tmp, CURSOR_BACKEND_URL: this.fakeUrl() },
+			stdio: ["pipe", "pipe", "pipe"],
+		});
+		killAtExit(child);
+		this.root = root;
+		this.buffer = "";
+		this.stderr = "";
+		child.stdout.setEncoding("utf8");
+		child.stdout.on("data", (chunk: string) => {
+			this.buffer += chunk;
+			for (let newline = this.buffer.indexOf("\n"); newline >= 0; newline = this.buffer.indexOf("\n")) {
+				const line = this.buffer.slice(0, newline);
+				this.buffer = this.buffer.slice(newline + 1);
+				for (const event of jsonLineEvents<ProbeEvent>(line)) this.listener?.(event);
+			}
+		});
+		child.stderr.setEncoding("utf8");
+		child.stderr.on("data", (chunk: string) => {
+			this.stderr = (this.stderr + chunk).slice(-65536);
+		});
+		child.stdin.on("error", () => {});
+		child.once("close", () => {
+			if (this.child !== child) return;
+			this.child = undefined;
+			this.exitListener?.();
+		});
+		this.child = child;
+		return child;
+	}
+
+	private runNow(steps: CloudProbeStep[], options: { apiKey?: string; timeoutMs?: number }): Promise<ProbeResult> {
+		const child = this.child ?? this.start();
+		const id = this.nextId++;
+		const script: ProbeScript = { id, fakeUrl: this.fakeUrl(), apiKey: options.apiKey ?? PROBE_KEY, steps };
+		const events: ProbeEvent[] = [];
+		const stderrFrom = this.stderr.length;
+		return new Promise((resolve) => {
+			const finish = (exitCode: number | null) => {
+				clearTimeout(timer);
+				this.listener = undefined;
+				this.exitListener = undefined;
+				resolve(probeResult(events, exitCode, this.stderr.slice(stderrFrom)));
+			};
+			const timer = setTimeout(() => {
+				if (this.child === child) this.child = undefined;
+				child.kill("SIGKILL");
+				finish(null);
+			}, options.timeoutMs ?? 60_000);
+			this.listener = (event) => {
+				if (event.script !== id && event.event !== "stdout") return;
+				events.push(event);
+				if (event.event === "done") finish(0);
+			};
+			this.exitListener = () => finish(null);
+			child.stdin.write(`${JSON.stringify(script)}\n`);
+		});
+	}
+
+	/** Ends the process (stdin closed, then SIGKILL after 5 s) and removes its temp HOME. */
+	async close(): Promise<void> {
+		await this.queue;
+		const child = this.child;
+		if (child) {
+			const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+			child.stdin.end();
+			const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
+			await closed;
+			clearTimeout(kill);
+		}
+		if (this.root) rmSync(this.root, { recursive: true, force: true });
+	}
 }

@@ -9,12 +9,11 @@
 //     preload: ["<absolute path of a module imported before the SDK>", …] }
 // A custom tool answers `<reply><JSON of its args>` (or throws); each call is printed as a "tool" event.
 // Prints one JSON object per line: created / delta / step / status / result / error / usage / me / models / done.
+// `node sdk-probe.mjs --serve` runs one `{ id, config, env }` per stdin line instead (env: variables to set, null to
+// unset, before the config runs), one after another, each event tagged with `probe: <id>`, until stdin closes.
 
 import { pathToFileURL } from "node:url";
 
-const config = JSON.parse(process.argv[2] ?? process.env.FAKE_PROBE_CONFIG ?? "{}");
-
-const out = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
 const describeError = (error) => ({
 	name: error?.name,
 	message: error?.message ?? String(error),
@@ -22,12 +21,8 @@ const describeError = (error) => ({
 	status: error?.status,
 });
 
-const hardTimeout = setTimeout(() => {
-	out({ event: "error", phase: "timeout", message: "sdk-probe hard timeout" });
-	process.exit(3);
-}, config.hardTimeoutMs ?? 60000);
-
-async function main() {
+/** Runs one probe config; `out` prints one event. */
+async function main(config, out) {
 	for (const file of config.preload ?? []) await import(pathToFileURL(file).href);
 	const { Agent, Cursor } = await import("@cursor/sdk");
 	const apiKey = config.apiKey ?? process.env.CURSOR_API_KEY;
@@ -131,10 +126,48 @@ async function main() {
 	}
 }
 
-main()
-	.catch((error) => out({ event: "error", phase: "main", ...describeError(error) }))
-	.finally(() => {
+/** Runs `config`, then prints `done` (a failure is printed as an `error` event of phase `main`). */
+async function probe(config, out) {
+	try {
+		await main(config, out);
+	} catch (error) {
+		out({ event: "error", phase: "main", ...describeError(error) });
+	}
+	out({ event: "done" });
+}
+
+if (process.argv[2] === "--serve") {
+	// Runs a probe left going may fail after it printed `done`: not the next probe's error.
+	process.on("unhandledRejection", (error) => process.stderr.write(`[unhandled] ${describeError(error).message}\n`));
+	let queue = Promise.resolve();
+	let buffer = "";
+	process.stdin.setEncoding("utf8");
+	process.stdin.on("data", (chunk) => {
+		buffer += chunk;
+		for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
+			const line = buffer.slice(0, newline);
+			buffer = buffer.slice(newline + 1);
+			if (!line.trim()) continue;
+			const { id, config, env } = JSON.parse(line);
+			queue = queue.then(() => {
+				for (const [key, value] of Object.entries(env ?? {})) {
+					if (value === null) delete process.env[key];
+					else process.env[key] = value;
+				}
+				return probe(config, (event) => process.stdout.write(`${JSON.stringify({ ...event, probe: id })}\n`));
+			});
+		}
+	});
+	process.stdin.on("end", () => queue.then(() => process.exit(0)));
+} else {
+	const config = JSON.parse(process.argv[2] ?? process.env.FAKE_PROBE_CONFIG ?? "{}");
+	const out = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
+	const hardTimeout = setTimeout(() => {
+		out({ event: "error", phase: "timeout", message: "sdk-probe hard timeout" });
+		process.exit(3);
+	}, config.hardTimeoutMs ?? 60000);
+	probe(config, out).finally(() => {
 		clearTimeout(hardTimeout);
-		out({ event: "done" });
 		process.exit(0);
 	});
+}
