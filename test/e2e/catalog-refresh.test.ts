@@ -2,12 +2,13 @@
 // Cursor backend (CURSOR_BACKEND_URL). Success publishes the new rows and caches them (0600, keyed by a fingerprint,
 // never the key); 401 / refused / hanging backends give one actionable, scrubbed error and leave the catalog alone;
 // a restart restores the cached catalog offline, without a single request.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { type FakeBackend, type RestBehaviour, startFakeBackend } from "../support/fake-backend/client.ts";
 import { type PiHost, parseModelTable, piHosts, runPi, type TempHome } from "../support/pi.ts";
-import { notifications, type RpcPi, rpcSuite } from "../support/rpc.ts";
+import { notifications, pool, type RpcPi, rpcSuite } from "../support/rpc.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
 const TIMEOUT_MS = 150_000;
@@ -65,6 +66,8 @@ function hostNamed(fragment: string): PiHost {
 	return host;
 }
 
+const ARGS = ["--model", "cursor/composer-2", "--no-session"];
+
 async function modelIds(pi: RpcPi): Promise<string[]> {
 	const { response } = await pi.send({ type: "get_available_models" });
 	expect(response.success).toBe(true);
@@ -77,43 +80,148 @@ function goldenIds(): string[] {
 	return parseModelTable(readFileSync(GOLDEN, "utf8")).map((row) => row.model ?? "");
 }
 
-/**
- * Starts an RPC Pi on cursor/composer-2 (no session), runs `/cursor-refresh-models` and returns its notifications,
- * the catalog before/after and the elapsed time. The process is closed afterwards.
- */
-async function refreshOnce(
-	h: TempHome,
-	env: Record<string, string>,
-	host?: PiHost,
-): Promise<{
+interface Refresh {
 	notes: { message: string; type: string }[];
 	before: string[];
 	after: string[];
 	elapsedMs: number;
-	pi: RpcPi;
-}> {
+}
+
+/** Runs `/cursor-refresh-models` in `pi` and returns its notifications, the catalog before/after and the elapsed time. */
+async function refreshIn(pi: RpcPi): Promise<Refresh> {
+	return withPiOutput(pi, async () => {
+		const before = await modelIds(pi);
+		const started = Date.now();
+		const { records, response } = await pi.prompt("/cursor-refresh-models", { timeoutMs: 60_000 });
+		const elapsedMs = Date.now() - started;
+		expect(response.success).toBe(true); // 1.6.0 adds {disposition: "handled"}; 0.87.1 has no data
+		const after = await modelIds(pi);
+		return { notes: notifications(records), before, after, elapsedMs };
+	});
+}
+
+/**
+ * Starts an RPC Pi on cursor/composer-2 (no session), runs `/cursor-refresh-models` (see {@link refreshIn}) and closes
+ * the Pi, which must exit 0.
+ */
+async function refreshOnce(h: TempHome, env: Record<string, string>, host?: PiHost): Promise<Refresh> {
 	return limit(async () => {
-		const pi = suite.start(["--model", "cursor/composer-2", "--no-session"], {
-			home: h,
-			env,
-			host,
-			lifetimeMs: 120_000,
-		});
-		try {
-			await pi.ready(60_000);
-			const before = await modelIds(pi);
-			const started = Date.now();
-			const { records, response } = await pi.prompt("/cursor-refresh-models", { timeoutMs: 60_000 });
-			const elapsedMs = Date.now() - started;
-			expect(response.success).toBe(true); // 1.6.0 adds {disposition: "handled"}; 0.87.1 has no data
-			const after = await modelIds(pi);
-			const exit = await pi.close();
-			expect(exit.code).toBe(0);
-			return { notes: notifications(records), before, after, elapsedMs, pi };
-		} catch (error) {
-			if (error instanceof Error) error.message += `\n${pi.describe()}`;
-			throw error;
+		const pi = suite.start(ARGS, { home: h, env, host, lifetimeMs: 120_000 });
+		await withPiOutput(pi, () => pi.ready(60_000));
+		const refresh = await refreshIn(pi);
+		await withPiOutput(pi, async () => expect((await pi.close()).code).toBe(0));
+		return refresh;
+	});
+}
+
+/** Runs `body`, adding the Pi's captured output to a failure. */
+async function withPiOutput<T>(pi: RpcPi, body: () => Promise<T>): Promise<T> {
+	try {
+		return await body();
+	} catch (error) {
+		if (error instanceof Error) error.message += `\n${pi.describe()}`;
+		throw error;
+	}
+}
+
+const FAILING_KEY = "key_live_secret_401_abcdef123";
+
+/**
+ * The failure cases share one RPC Pi (their subject is the command, not Pi's start) and take it in turn, in the
+ * order the tests below ask for it (their order in the file). Its backend URL first refuses connections (nothing
+ * listens on that port yet); then a forwarder to a fake backend opens on that port, for the 401 and then the hang,
+ * whose step closes the Pi: it must still exit promptly. A failed step kills the Pi; the next one starts a fresh Pi.
+ */
+function failureCases() {
+	let url: string | undefined;
+	let home: TempHome | undefined;
+	let pi: RpcPi | undefined;
+	let backend: FakeBackend | undefined;
+	let forwarder: Server | undefined;
+	const sockets = new Set<Socket>();
+	const inTurn = pool(1);
+	const defined = <T>(value: T | undefined): T => {
+		if (value === undefined) throw new Error("set in beforeAll");
+		return value;
+	};
+	beforeAll(() => {
+		url = suite.refusedUrl;
+		home = suite.home();
+	});
+	afterAll(async () => {
+		for (const socket of sockets) socket.destroy();
+		await new Promise((resolve) => (forwarder ? forwarder.close(resolve) : resolve(undefined)));
+	});
+	const env = () => ({
+		CURSOR_API_KEY: FAILING_KEY,
+		CURSOR_BACKEND_URL: defined(url),
+		// Not read by the product yet (the bound is a fixed 15 s); the hang test follows whatever the notice reports.
+		PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "2000",
+	});
+	return {
+		get url() {
+			return defined(url);
+		},
+		get home() {
+			return defined(home);
+		},
+		/** Runs `body` on the shared Pi once the steps asked for before are over. */
+		step<T>(body: (pi: RpcPi) => Promise<T>): Promise<T> {
+			return inTurn(() =>
+				limit(async () => {
+					if (!pi || pi.gone) {
+						const started = suite.start(ARGS, { home: defined(home), env: env(), lifetimeMs: 120_000 });
+						pi = started;
+						await withPiOutput(started, () => started.ready(60_000));
+					}
+					const current = pi;
+					try {
+						return await body(current);
+					} catch (error) {
+						await current.kill();
+						throw error;
+					}
+				}),
+			);
+		},
+		/**
+		 * The fake backend behind the URL from now on (started, and forwarded to, on the first call) with `rest` on
+		 * top; its `requests()` are the ones that arrive after this call.
+		 */
+		async backend(rest: Partial<RestBehaviour>): Promise<Pick<FakeBackend, "requests">> {
+			if (!backend) {
+				backend = await fake({});
+				forwarder = await forward(new URL(defined(url)).port, new URL(backend.url).port, sockets);
+			}
+			const serving = backend;
+			await serving.setRest(rest);
+			const seen = (await serving.requests()).length;
+			return { requests: async () => (await serving.requests()).slice(seen) };
+		},
+	};
+}
+const failures = failureCases();
+
+/** A TCP forwarder on loopback `port` to loopback `target`; its open sockets are kept in `sockets`. */
+function forward(port: string, target: string, sockets: Set<Socket>): Promise<Server> {
+	const server = createServer((client) => {
+		const upstream = connect(Number(target), "127.0.0.1");
+		const end = () => {
+			client.destroy();
+			upstream.destroy();
+			sockets.delete(client);
+			sockets.delete(upstream);
+		};
+		for (const socket of [client, upstream]) {
+			sockets.add(socket);
+			socket.on("error", end);
+			socket.on("close", end);
 		}
+		client.pipe(upstream).pipe(client);
+	});
+	return new Promise((resolve, reject) => {
+		server.once("error", reject);
+		server.listen(Number(port), "127.0.0.1", () => resolve(server));
 	});
 }
 
@@ -203,19 +311,37 @@ describe.concurrent("/cursor-refresh-models", () => {
 	}
 
 	test(
+		"connection refused: one network error naming what refused, the catalog untouched",
+		async () => {
+			const { notes, before, after } = await failures.step(refreshIn);
+			expect(notes).toHaveLength(1);
+			const [note] = notes;
+			expect(note?.type).toBe("error");
+			expect(note?.message).toBe(
+				`Could not refresh Cursor models: Cursor could not be reached (network error): ${new URL(failures.url).host} refused the connection (ECONNREFUSED). Check your network connection, proxy or firewall, then retry. The current catalog is unchanged.`,
+			);
+			expect(after).toEqual(before);
+			expect(cacheText(failures.home)).toBeUndefined();
+		},
+		TIMEOUT_MS,
+	);
+
+	test(
 		"401: one actionable error, the key scrubbed, the catalog and cache untouched",
 		async () => {
-			const key = "key_live_secret_401_abcdef123";
-			const backend = await fake({
-				routes: {
-					"GET /v1/models": {
-						status: 401,
-						json: { error: { code: "unauthenticated", message: `Invalid API key ${key}` } },
+			const key = FAILING_KEY;
+			let backend: Pick<FakeBackend, "requests"> | undefined;
+			const { notes, before, after } = await failures.step(async (pi) => {
+				backend = await failures.backend({
+					routes: {
+						"GET /v1/models": {
+							status: 401,
+							json: { error: { code: "unauthenticated", message: `Invalid API key ${key}` } },
+						},
 					},
-				},
+				});
+				return refreshIn(pi);
 			});
-			const h = home();
-			const { notes, before, after } = await refreshOnce(h, { CURSOR_API_KEY: key, CURSOR_BACKEND_URL: backend.url });
 			expect(notes).toHaveLength(1);
 			const [note] = notes;
 			expect(note?.type).toBe("error");
@@ -225,28 +351,8 @@ describe.concurrent("/cursor-refresh-models", () => {
 			expect(note?.message.split("Cursor rejected the API key").length).toBe(2); // not wrapped twice
 			expect(note?.message).not.toContain(key);
 			expect(after).toEqual(before);
-			expect(cacheText(h)).toBeUndefined();
-			expect((await backend.requests()).some((r) => r.path === "/v1/models" && r.status === 401)).toBe(true);
-		},
-		TIMEOUT_MS,
-	);
-
-	test(
-		"connection refused: one network error naming what refused, the catalog untouched",
-		async () => {
-			const h = home();
-			const { notes, before, after } = await refreshOnce(h, {
-				CURSOR_API_KEY: "key_test_refused_r4t5y6",
-				CURSOR_BACKEND_URL: suite.refusedUrl,
-			});
-			expect(notes).toHaveLength(1);
-			const [note] = notes;
-			expect(note?.type).toBe("error");
-			expect(note?.message).toBe(
-				`Could not refresh Cursor models: Cursor could not be reached (network error): ${new URL(suite.refusedUrl).host} refused the connection (ECONNREFUSED). Check your network connection, proxy or firewall, then retry. The current catalog is unchanged.`,
-			);
-			expect(after).toEqual(before);
-			expect(cacheText(h)).toBeUndefined();
+			expect(cacheText(failures.home)).toBeUndefined();
+			expect((await backend?.requests())?.some((r) => r.path === "/v1/models" && r.status === 401)).toBe(true);
 		},
 		TIMEOUT_MS,
 	);
@@ -254,13 +360,12 @@ describe.concurrent("/cursor-refresh-models", () => {
 	test(
 		"a hanging backend is bounded by the discovery timeout; the process still exits promptly",
 		async () => {
-			const backend = await fake({ routes: { "GET /v1/models": { hang: true } } });
-			const h = home();
-			const { notes, before, after, elapsedMs } = await refreshOnce(h, {
-				CURSOR_API_KEY: "key_test_hang_u7i8o9",
-				CURSOR_BACKEND_URL: backend.url,
-				// Not read by the product yet (the bound is a fixed 15 s); the test follows whatever the notice reports.
-				PI_CURSOR_SDK_MODEL_REFRESH_TIMEOUT_MS: "2000",
+			let backend: Pick<FakeBackend, "requests"> | undefined;
+			const { notes, before, after, elapsedMs } = await failures.step(async (pi) => {
+				backend = await failures.backend({ routes: { "GET /v1/models": { hang: true } } });
+				const refresh = await refreshIn(pi);
+				await withPiOutput(pi, async () => expect((await pi.close()).code).toBe(0));
+				return refresh;
 			});
 			expect(notes).toHaveLength(1);
 			const [note] = notes;
@@ -272,8 +377,8 @@ describe.concurrent("/cursor-refresh-models", () => {
 			expect(elapsedMs).toBeLessThan(bound + 15_000);
 			expect(note?.message).toEndWith("The current catalog is unchanged.");
 			expect(after).toEqual(before);
-			expect(cacheText(h)).toBeUndefined();
-			expect((await backend.requests()).some((r) => r.method === "GET" && r.path === "/v1/models")).toBe(true);
+			expect(cacheText(failures.home)).toBeUndefined();
+			expect((await backend?.requests())?.some((r) => r.method === "GET" && r.path === "/v1/models")).toBe(true);
 		},
 		TIMEOUT_MS,
 	);
