@@ -41,16 +41,13 @@ type RunRequest = RunRequestSummary & { requestId: string };
 
 const cleanup: (() => Promise<void> | void)[] = [];
 
-async function environment(
-	options: { settings?: object; scenarioMap?: Record<string, ScenarioInput>; scenarios?: ScenarioInput[] } = {},
-) {
+async function environment(options: { settings?: object; scenarioMap?: Record<string, ScenarioInput> } = {}) {
 	const home = new TempHome();
 	cleanup.push(() => home.remove());
 	if (options.settings) home.writeAgentFile("settings.json", options.settings);
 	const backend = await startFakeBackend({
 		rest: { models: loadCapturedCatalog(), apiKeys: [KEY] },
 		...(options.scenarioMap ? { scenarioMap: options.scenarioMap } : {}),
-		...(options.scenarios ? { scenarios: options.scenarios } : {}),
 	});
 	cleanup.push(() => backend.stop());
 	const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
