@@ -9,7 +9,7 @@ import { EVENT_CAPTURE_DIR } from "../../src/usage/event-capture.ts";
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { parseModelTable, piHosts, runPi } from "../support/pi.ts";
 import { cursorEnv, leakedSecrets, startTurnBackend, TURN_TEST_MS, turnSuite, withOutput } from "../support/pi-turn.ts";
-import { isNotify, startRpcPi } from "../support/rpc.ts";
+import { isNotify } from "../support/rpc.ts";
 
 const TIMEOUT_MS = TURN_TEST_MS;
 const DOCTOR = ["--model", "cursor/composer-2", "-p", "/cursor-doctor"];
@@ -138,25 +138,25 @@ test(
 	TIMEOUT_MS,
 );
 
+// One RPC Pi for the failed turn and for the run that teaches a context window (a turn, not Pi's start, is their
+// subject); its home is the one whose learned windows the last test lists.
+const learnHome = suite.home();
+const rpcPi = suite.shared(["--model", "cursor/composer-2"], { home: learnHome });
+
 test(
 	"after a failed turn, /cursor-doctor over RPC names the session's last (scrubbed) error",
 	async () => {
-		const pi = startRpcPi(["--model", "cursor/composer-2"], {
-			home: suite.home(),
-			env: suite.env(),
-			lifetimeMs: TIMEOUT_MS,
+		await rpcPi.use(async (pi) => {
+			const from = pi.mark();
+			await pi.prompt("[[diag:fail]] please");
+			await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 30_000 });
+			const at = pi.mark();
+			await pi.prompt("/cursor-doctor");
+			const report = String((await pi.waitFor(isNotify("Cursor doctor"), { from: at })).message);
+			expect(report).toContain("[WARN] Last Cursor error in this session:");
+			expect(report).toContain("the fake backend broke");
+			expect(leakedSecrets(report)).toEqual([]);
 		});
-		await pi.ready();
-		const from = pi.mark();
-		await pi.prompt("[[diag:fail]] please");
-		await pi.waitFor((r) => r.type === "agent_settled", { from, timeoutMs: 30_000 });
-		const at = pi.mark();
-		await pi.prompt("/cursor-doctor");
-		const report = String((await pi.waitFor(isNotify("Cursor doctor"), { from: at })).message);
-		expect(report).toContain("[WARN] Last Cursor error in this session:");
-		expect(report).toContain("the fake backend broke");
-		expect(leakedSecrets(report)).toEqual([]);
-		expect((await pi.close()).code).toBe(0);
 	},
 	TIMEOUT_MS,
 );
@@ -204,22 +204,27 @@ test(
 test(
 	"a run on a model without a context parameter teaches its window: the next start lists the learned one",
 	async () => {
-		const home = suite.home();
+		const home = learnHome;
 		const env = suite.env();
-		const windowOf = async (id: string) => {
-			const list = await runPi(["--list-models", "cursor"], { home, env });
-			return parseModelTable(list.stdout).find((row) => row.model === id)?.context;
+		/** The context window column of `pi --list-models cursor` (one Pi start) for each id. */
+		const windowsOf = async (...ids: string[]) => {
+			const rows = parseModelTable((await runPi(["--list-models", "cursor"], { home, env })).stdout);
+			return ids.map((id) => rows.find((row) => row.model === id)?.context);
 		};
-		expect(await windowOf("composer-2")).toBe("200K");
-		const run = await suite.run(["--model", "cursor/composer-2", "-p", "[[diag:learn]] hi"], { home });
-		withOutput(run, () => expect(run.code).toBe(0));
+		expect(await windowsOf("composer-2")).toEqual(["200K"]);
+		await rpcPi.use(async (pi) => {
+			const records = await pi.turn("[[diag:learn]] hi");
+			const reply = records.findLast(
+				(r) => r.type === "message_end" && (r.message as { role?: string }).role === "assistant",
+			);
+			expect(reply?.message, pi.describe()).toMatchObject({ stopReason: "stop" }); // the run succeeded
+			expect((await pi.close()).code).toBe(0); // the Pi of the failed turn and this run exits cleanly
+		});
 		const cache = join(home.agentDir, LEARNED_WINDOWS_FILENAME);
 		expect(statSync(cache).mode & 0o777).toBe(0o600);
 		expect(JSON.parse(readFileSync(cache, "utf8")).windows["composer-2"].maxTokens).toBe(LEARNED_WINDOW);
-		expect(await windowOf("composer-2")).toBe("150K");
-		expect(await windowOf("composer-2:fast")).toBe("150K");
-		// models with a context parameter keep the window their id names
-		expect(await windowOf("gpt-5.5@272k")).toBe("272K");
+		// models with a context parameter (gpt-5.5@272k) keep the window their id names
+		expect(await windowsOf("composer-2", "composer-2:fast", "gpt-5.5@272k")).toEqual(["150K", "150K", "272K"]);
 	},
 	TIMEOUT_MS,
 );

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { OWNER_FILE } from "../../src/session/cleanup.ts";
 import { type PiHost, piHosts, runPi, type TempHome } from "../support/pi.ts";
 import { TEST_KEY, TURN_TEST_MS, turnSuite } from "../support/pi-turn.ts";
-import { isNotify, notifications, type RpcPi, type RpcRecord, startRpcPi } from "../support/rpc.ts";
+import { isNotify, notifications, type RpcPi, type RpcRecord, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
 
 const TIMEOUT_MS = TURN_TEST_MS;
 const suite = turnSuite({
@@ -29,12 +29,12 @@ afterAll(async () => {
 function rpc(
 	home: TempHome,
 	args: string[],
-	options: { cwd?: string; env?: Record<string, string>; host?: PiHost } = {},
+	options: { cwd?: string; env?: Record<string, string>; host?: PiHost; lifetimeMs?: number } = {},
 ): RpcPi {
 	const pi = startRpcPi(["--model", "cursor/composer-2", ...args], {
 		home,
 		env: suite.env(options.env),
-		lifetimeMs: TIMEOUT_MS,
+		lifetimeMs: options.lifetimeMs ?? TIMEOUT_MS,
 		...(options.cwd ? { cwd: options.cwd } : {}),
 		...(options.host ? { host: options.host } : {}),
 	});
@@ -99,11 +99,20 @@ function warnings(pi: RpcPi): string[] {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+// One Pi without flags (home: user config with subagents; cwd: a workspace without project config) that the tests
+// whose subject is a turn or a command take turns on, a new Pi session each: custom subagents, the run without
+// --cursor-sandbox/--cursor-auto-review, and /cursor-refresh-config (last: it closes the Pi). It lives across
+// several tests, so its lifetime guard is the file's.
+const mainHome = homes.create();
+const mainWorkspace = join(mainHome.dir, "workspace");
+mkdirSync(mainWorkspace);
+const main = new SharedRpcPi(() => rpc(mainHome, [], { cwd: mainWorkspace, lifetimeMs: 10 * TIMEOUT_MS }));
+
 describe("custom subagents from cursor-sdk.json", () => {
 	test(
 		"one warning names the invalid entry; the run carries the valid definition; editing it starts a new conversation",
 		async () => {
-			const home = homes.create();
+			const home = mainHome;
 			const config = join(home.agentDir, "cursor-sdk.json");
 			const definitions = (prompt: string) => ({
 				subagents: {
@@ -112,12 +121,14 @@ describe("custom subagents from cursor-sdk.json", () => {
 				},
 			});
 			writeJson(config, definitions("Review strictly (v1)."));
-			const pi = rpc(home, []);
-			await pi.ready();
-			await turn(pi, "[[sub]] first");
-			await turn(pi, "[[sub]] second");
-			writeJson(config, definitions("Review gently (v2)."));
-			await turn(pi, "[[sub]] third");
+			// The shared Pi's first use: it starts now, with this config, and all its records are this test's.
+			const pi = await main.use(async (pi) => {
+				await turn(pi, "[[sub]] first");
+				await turn(pi, "[[sub]] second");
+				writeJson(config, definitions("Review gently (v2)."));
+				await turn(pi, "[[sub]] third");
+				return pi;
+			});
 
 			const [first, second, third] = await runsWith("[[sub]]");
 			expect(subagents(first?.context)).toEqual([
@@ -135,7 +146,6 @@ describe("custom subagents from cursor-sdk.json", () => {
 			expect(found).toHaveLength(1); // reported once, not again at each turn
 			expect(found[0]).toContain('"bad name!"');
 			expect(found[0]).not.toContain('"reviewer"');
-			await pi.close();
 		},
 		TIMEOUT_MS,
 	);
@@ -151,11 +161,10 @@ describe("--cursor-sandbox and --cursor-auto-review", () => {
 			await turn(withFlags, "[[safety-on]] go");
 			await withFlags.close();
 
-			const without = rpc(homes.create(), []);
-			await without.ready();
-			expect(without.status()).toBe("cursor:local · fast:on");
-			await turn(without, "[[safety-off]] go");
-			await without.close();
+			await main.use(async (without) => {
+				expect(without.status()).toBe("cursor:local · fast:on");
+				await turn(without, "[[safety-off]] go");
+			});
 
 			const [on] = await runsWith("[[safety-on]]");
 			expect(env(on?.context).sandbox_enabled).toBe(true);
@@ -290,27 +299,26 @@ describe("/cursor-refresh-config", () => {
 	test(
 		"says when there is no agent yet; with one, reloads rules into it and the next turn stays incremental",
 		async () => {
-			const home = homes.create();
-			const workspace = join(home.dir, "workspace");
-			mkdirSync(workspace);
-			const pi = rpc(home, [], { cwd: workspace });
-			await pi.ready();
-			const before = await pi.prompt("/cursor-refresh-config");
-			expect(notifications(before.records).map((n) => n.message)).toEqual([
-				expect.stringContaining("No Cursor agent in this session yet"),
-			]);
-			await turn(pi, "[[refresh]] first");
-			mkdirSync(join(workspace, ".cursor", "rules"), { recursive: true });
-			writeFileSync(
-				join(workspace, ".cursor", "rules", "fruit.mdc"),
-				"---\nalwaysApply: true\n---\nAlways mention a banana.\n",
-			);
-			const reloaded = await pi.prompt("/cursor-refresh-config");
-			expect(notifications(reloaded.records).map((n) => n.message)).toEqual([
-				expect.stringContaining("Cursor config reloaded"),
-			]);
-			await turn(pi, "[[refresh]] second");
-			await pi.close();
+			const workspace = mainWorkspace;
+			// A new Pi session in the shared Pi: no Cursor agent yet. The last use: it closes the Pi.
+			await main.use(async (pi) => {
+				const before = await pi.prompt("/cursor-refresh-config");
+				expect(notifications(before.records).map((n) => n.message)).toEqual([
+					expect.stringContaining("No Cursor agent in this session yet"),
+				]);
+				await turn(pi, "[[refresh]] first");
+				mkdirSync(join(workspace, ".cursor", "rules"), { recursive: true });
+				writeFileSync(
+					join(workspace, ".cursor", "rules", "fruit.mdc"),
+					"---\nalwaysApply: true\n---\nAlways mention a banana.\n",
+				);
+				const reloaded = await pi.prompt("/cursor-refresh-config");
+				expect(notifications(reloaded.records).map((n) => n.message)).toEqual([
+					expect.stringContaining("Cursor config reloaded"),
+				]);
+				await turn(pi, "[[refresh]] second");
+				await pi.close();
+			});
 
 			const [first, second] = await runsWith("[[refresh]]");
 			expect(JSON.stringify(first?.context)).not.toContain("Always mention a banana.");
@@ -352,18 +360,14 @@ describe("state root and /cursor-cleanup", () => {
 			const home = homes.create();
 			const root = join(home.dir, "state");
 			const stateEnv = { PI_CURSOR_SDK_STATE_ROOT: root };
-			for (const name of ["kept", "deleted-a", "deleted-b", "legacy"]) {
-				const result = await runPi(["--model", "cursor/composer-2", "-p", `[[cleanup:${name}]] hi`], {
-					home,
-					env: suite.env(stateEnv),
-					timeoutMs: 60_000,
-				});
-				expect(result.code).toBe(0);
-			}
-			// A running Pi whose session file disappears still holds its store.
+			// One Pi makes the five stores, one Pi session each (a new session releases the previous one's store).
+			// Its last session stays open: a running Pi whose session file disappears still holds its store.
 			const holder = rpc(home, [], { env: stateEnv });
 			await holder.ready();
-			await turn(holder, "[[cleanup:held]] hi");
+			for (const [i, name] of ["kept", "deleted-a", "deleted-b", "legacy", "held"].entries()) {
+				if (i > 0) expect((await holder.send({ type: "new_session" })).response.success).toBe(true);
+				await turn(holder, `[[cleanup:${name}]] hi`);
+			}
 
 			const sessionsDir = join(root, "pi-sessions");
 			expect(statSync(root).mode & 0o777).toBe(0o700);

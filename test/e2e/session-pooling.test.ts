@@ -1,7 +1,9 @@
 // Session-scoped SDK agent pooling end to end: the real `pi --mode rpc` with our bundle and the real @cursor/sdk,
 // against the loopback fake Cursor backend, whose decoded run requests show each send's conversationId (the SDK
-// agent id) and prompt text. Independent scenarios (own HOME, own backend, own Pi processes) start together in
-// beforeAll, a few at a time; each test awaits and checks its scenario.
+// agent id) and prompt text. The scenarios run in beforeAll, one after another on ONE Pi (a new Pi session each:
+// a Pi start and its first Cursor turn cost seconds of CPU, a new session a fraction) against one backend; each
+// scenario sees only its own requests and records, and each test awaits and checks its scenario. Only the restart
+// scenario starts further Pi processes: a new process is its subject.
 //
 // Tree navigation: Pi's RPC has no tree command, so a tiny helper extension written to the temp HOME registers
 // `/test-tree <entryId> [summarize]`, which calls the public `ctx.navigateTree` (what `/tree` does in the TUI).
@@ -11,6 +13,7 @@ import { join } from "node:path";
 import { TOOL_TAIL_GUARD } from "../../src/prompt/transcript.ts";
 import { RESUME_ENTRY_TYPE, type ResumeHandle } from "../../src/session/resume.ts";
 import {
+	type FakeBackend,
 	loadCapturedCatalog,
 	type RunRequestSummary,
 	type ScenarioInput,
@@ -21,9 +24,9 @@ import {
 	isNotify,
 	liveRpcProcesses,
 	notifications,
-	pool,
 	type RpcPi,
 	type RpcRecord,
+	SharedRpcPi,
 	startRpcPi,
 } from "../support/rpc.ts";
 import { BUNDLE } from "../support/toolchain.ts";
@@ -37,16 +40,13 @@ type RunRequest = RunRequestSummary & { requestId: string };
 
 const cleanup: (() => Promise<void> | void)[] = [];
 
-async function environment(
-	options: { settings?: object; scenarioMap?: Record<string, ScenarioInput>; scenarios?: ScenarioInput[] } = {},
-) {
+async function environment(options: { settings?: object; scenarioMap?: Record<string, ScenarioInput> } = {}) {
 	const home = new TempHome();
 	cleanup.push(() => home.remove());
 	if (options.settings) home.writeAgentFile("settings.json", options.settings);
 	const backend = await startFakeBackend({
 		rest: { models: loadCapturedCatalog(), apiKeys: [KEY] },
 		...(options.scenarioMap ? { scenarioMap: options.scenarioMap } : {}),
-		...(options.scenarios ? { scenarios: options.scenarios } : {}),
 	});
 	cleanup.push(() => backend.stop());
 	const env = { CURSOR_API_KEY: KEY, CURSOR_BACKEND_URL: backend.url };
@@ -54,8 +54,8 @@ async function environment(
 	cleanup.push(async () => {
 		for (const pi of pis) await pi.kill();
 	});
-	const start = (args: string[], extensions?: string[]) => {
-		const pi = startRpcPi(args, { home, env, lifetimeMs: SCENARIO_TIMEOUT_MS, ...(extensions ? { extensions } : {}) });
+	const start = (args: string[], extensions?: string[], lifetimeMs = SCENARIO_TIMEOUT_MS) => {
+		const pi = startRpcPi(args, { home, env, lifetimeMs, ...(extensions ? { extensions } : {}) });
 		pis.push(pi);
 		return pi;
 	};
@@ -134,6 +134,27 @@ function sessionEntries(file: string): Record<string, unknown>[] {
 		.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** What one scenario on the shared Pi saw: the records of its use and the Pi's stderr and non-JSON output so far. */
+interface Seen {
+	records: RpcRecord[];
+	stderr: string;
+	junk: string[];
+}
+
+function seenSince(pi: RpcPi, from: number): Seen {
+	return { records: pi.records.slice(from), stderr: pi.stderr, junk: [...pi.junk] };
+}
+
+/** The backend's run requests and runs from now on: the scenario's own (the shared Pi runs one at a time). */
+async function backendSince(backend: FakeBackend) {
+	const requests = (await backend.runRequests()).length;
+	const runs = (await backend.runs()).length;
+	return {
+		requests: async () => (await backend.runRequests()).slice(requests),
+		runs: async () => (await backend.runs()).slice(runs),
+	};
+}
+
 function resumeHandles(file: string): ResumeHandle[] {
 	return sessionEntries(file)
 		.filter((e) => e.type === "custom" && e.customType === RESUME_ENTRY_TYPE)
@@ -144,24 +165,27 @@ function resumeHandles(file: string): ResumeHandle[] {
 // Scenarios
 
 /** 5 turns, RPC compact, 2 turns, set_model to another Cursor model, 2 turns — one persisted session. */
-async function pooledConversation() {
-	const { backend, start } = await environment({ settings: { compaction: { keepRecentTokens: 1 } } });
-	const pi = start(["--model", "cursor/composer-2"]);
+async function pooledConversation(pi: RpcPi, fake: FakeBackend) {
+	const from = pi.mark();
+	const backend = await backendSince(fake);
 	const state = await pi.ready();
 	for (let i = 1; i <= 5; i++) await turn(pi, `pooling turn ${i}`);
-	const afterFive = await backend.runRequests();
+	const afterFive = await backend.requests();
 
 	const compact = await pi.send({ type: "compact" }, { timeoutMs: 60_000 });
-	const afterCompact = await backend.runRequests();
+	const afterCompact = await backend.requests();
 	await turn(pi, "after compaction 1");
 	await turn(pi, "after compaction 2");
-	const afterCompactTurns = await backend.runRequests();
+	const afterCompactTurns = await backend.requests();
 
 	const setModel = await pi.send({ type: "set_model", provider: "cursor", modelId: "composer-2.5" });
 	await turn(pi, "after model change 1");
 	await turn(pi, "after model change 2");
-	const all = await backend.runRequests();
-	const exit = await pi.close();
+	const all = await backend.requests();
+	const seen = seenSince(pi, from);
+	// The next scenarios start on the file's model again (a new Pi session keeps the current one).
+	const back = await pi.send({ type: "set_model", provider: "cursor", modelId: "composer-2" });
+	if (!back.response.success) throw new Error(`set_model failed: ${JSON.stringify(back.response)}\n${pi.describe()}`);
 	return {
 		sessionFile: String(state.sessionFile),
 		afterFive,
@@ -171,7 +195,7 @@ async function pooledConversation() {
 		setModel: setModel.response,
 		afterModelChange: all.slice(afterCompactTurns.length),
 		runs: await backend.runs(),
-		exit,
+		seen,
 	};
 }
 
@@ -189,14 +213,11 @@ export default function (pi) {
 `;
 
 /** 3 turns, navigate back to the first reply (with a branch summary), then 2 turns on the new branch. */
-async function treeNavigation() {
-	const { home, backend, start } = await environment();
-	const helper = join(home.dir, "test-tree-extension.js");
-	writeFileSync(helper, TREE_EXTENSION);
-	const pi = start(["--model", "cursor/composer-2"], [BUNDLE, helper]);
-	await pi.ready();
+async function treeNavigation(pi: RpcPi, fake: FakeBackend) {
+	const start = pi.mark();
+	const backend = await backendSince(fake);
 	for (let i = 1; i <= 3; i++) await turn(pi, `tree turn ${i}`);
-	const before = await backend.runRequests();
+	const before = await backend.requests();
 	const { response } = await pi.send({ type: "get_entries" });
 	const entries = (response.data as { entries: { id: string; type: string; message?: { role: string } }[] }).entries;
 	const firstReply = entries.find((e) => e.type === "message" && e.message?.role === "assistant");
@@ -204,18 +225,17 @@ async function treeNavigation() {
 	const from = pi.mark();
 	const tree = await pi.prompt(`/test-tree ${firstReply.id} summarize`, { timeoutMs: 60_000 });
 	const notice = await pi.waitFor(isNotify("test-tree "), { from, timeoutMs: 60_000 });
-	const afterTree = await backend.runRequests();
+	const afterTree = await backend.requests();
 	await turn(pi, "new branch 1");
 	await turn(pi, "new branch 2");
-	const all = await backend.runRequests();
-	const exit = await pi.close();
+	const all = await backend.requests();
 	return {
 		before,
 		treeResponse: tree.response,
 		notice: String(notice.message),
 		treeSummaries: afterTree.slice(before.length),
 		afterTree: all.slice(afterTree.length),
-		exit,
+		seen: seenSince(pi, start),
 	};
 }
 
@@ -232,10 +252,8 @@ const SLOW: ScenarioInput = {
 };
 
 /** Two slow runs, each steered mid-stream: once with RPC `steer`, once with `prompt` + streamingBehavior "steer". */
-async function steering() {
-	const { backend, start } = await environment({ scenarioMap: { "[[slow]]": SLOW } });
-	const pi = start(["--no-session", "--model", "cursor/composer-2"]);
-	await pi.ready();
+async function steering(pi: RpcPi, fake: FakeBackend) {
+	const backend = await backendSince(fake);
 	const from = pi.mark();
 
 	const steered = async (text: string, steer: Record<string, unknown>) => {
@@ -253,22 +271,20 @@ async function steering() {
 		message: "STEER TWO: again",
 		streamingBehavior: "steer",
 	});
-	const requests = await backend.runRequests();
-	const exit = await pi.close();
-	return { steer1, steer2, requests, records: exit.records.slice(from), exit };
+	const requests = await backend.requests();
+	return { steer1, steer2, requests, seen: seenSince(pi, from) };
 }
 
 /** A hanging run aborted, then an immediate new prompt: no busy error, a real answer. */
-async function abortThenPrompt() {
+async function abortThenPrompt(pi: RpcPi, fake: FakeBackend) {
 	// Queued, not marked: the bootstrap after the abort replays the hanging prompt's text in its history.
 	const hang: ScenarioInput = { name: "hang", steps: [{ text: "PARTIAL" }, { hang: true }] };
 	const answer: ScenarioInput = {
 		name: "answer",
 		steps: [{ text: "Hello from fake backend" }, { turnEnded: { inputTokens: 1, outputTokens: 1 } }],
 	};
-	const { backend, start } = await environment({ scenarios: [answer, hang, answer] });
-	const pi = start(["--no-session", "--model", "cursor/composer-2"]);
-	await pi.ready();
+	const backend = await backendSince(fake);
+	await fake.enqueue(answer, hang, answer);
 	await turn(pi, "before the hang");
 	const from = pi.mark();
 	await pi.prompt("this never ends");
@@ -277,16 +293,18 @@ async function abortThenPrompt() {
 	const started = Date.now();
 	const afterAbort = await turn(pi, "right after the abort");
 	const afterAbortMs = Date.now() - started;
-	const requests = await backend.runRequests();
+	const requests = await backend.requests();
 	const runs = await backend.runs();
-	const exit = await pi.close();
-	return { abort: abort.response, afterAbort, afterAbortMs, records: exit.records.slice(from), requests, runs, exit };
+	return { abort: abort.response, afterAbort, afterAbortMs, requests, runs, seen: seenSince(pi, from) };
 }
 
-/** Three processes on one persisted session: resume, then a deleted store. */
-async function restart() {
-	const { backend, start } = await environment();
-	const first = start(["--model", "cursor/composer-2"]);
+/**
+ * Three processes on one persisted session: resume, then a deleted store. The first is the shared Pi (its last
+ * scenario: it exits after it, so `-c` continues this scenario's session, the latest of the home).
+ */
+async function restart(first: RpcPi, env: Environment) {
+	const { start } = env;
+	const backend = await backendSince(env.backend);
 	const state = await first.ready();
 	const sessionFile = String(state.sessionFile);
 	await turn(first, "restart turn 1");
@@ -297,7 +315,7 @@ async function restart() {
 	const state2 = await second.ready();
 	await turn(second, "restart turn 3 (resumed)");
 	const exit2 = await second.close();
-	const afterResume = await backend.runRequests();
+	const afterResume = await backend.requests();
 	const handles = resumeHandles(sessionFile);
 	const last = handles.at(-1);
 	const storeExisted = last ? existsSync(last.storeDir) : false;
@@ -308,7 +326,7 @@ async function restart() {
 	const turn4 = await turn(third, "restart turn 4 (store deleted)");
 	await turn(third, "restart turn 5");
 	const exit3 = await third.close();
-	const all = await backend.runRequests();
+	const all = await backend.requests();
 	return {
 		sessionFile,
 		resumedFile: String(state2.sessionFile),
@@ -323,12 +341,12 @@ async function restart() {
 }
 
 /** 3 turns, RPC fork at the third user message, 2 turns in the fork, then switch back to the donor for a turn. */
-async function forkAndSwitchBack() {
-	const { backend, start } = await environment();
-	const pi = start(["--model", "cursor/composer-2"]);
+async function forkAndSwitchBack(pi: RpcPi, fake: FakeBackend) {
+	const from = pi.mark();
+	const backend = await backendSince(fake);
 	const donorFile = String((await pi.ready()).sessionFile);
 	for (let i = 1; i <= 3; i++) await turn(pi, `fork turn ${i}`);
-	const donor = await backend.runRequests();
+	const donor = await backend.requests();
 	const { response } = await pi.send({ type: "get_entries" });
 	const entries = (response.data as { entries: { id: string; type: string; message?: { content?: unknown } }[] })
 		.entries;
@@ -338,11 +356,10 @@ async function forkAndSwitchBack() {
 	const forkFile = String((await pi.ready()).sessionFile);
 	const forkRecords = await turn(pi, "forked turn 1");
 	await turn(pi, "forked turn 2");
-	const forked = (await backend.runRequests()).slice(donor.length);
+	const forked = (await backend.requests()).slice(donor.length);
 	const switched = await pi.send({ type: "switch_session", sessionPath: donorFile });
 	await turn(pi, "donor turn 4");
-	const all = await backend.runRequests();
-	const exit = await pi.close();
+	const all = await backend.requests();
 	return {
 		donorFile,
 		forkFile,
@@ -352,13 +369,16 @@ async function forkAndSwitchBack() {
 		forked,
 		switched: switched.response,
 		back: all.slice(donor.length + forked.length),
-		exit,
+		seen: seenSince(pi, from),
 	};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const limit = pool(3);
+type Environment = Awaited<ReturnType<typeof environment>>;
+/** The shared Pi hosts six scenarios in turn: its lifetime guard is theirs together. */
+const SHARED_LIFETIME_MS = 5 * SCENARIO_TIMEOUT_MS;
+
 const scenarios = {
 	pooledConversation: undefined as ReturnType<typeof pooledConversation> | undefined,
 	treeNavigation: undefined as ReturnType<typeof treeNavigation> | undefined,
@@ -368,13 +388,26 @@ const scenarios = {
 	forkAndSwitchBack: undefined as ReturnType<typeof forkAndSwitchBack> | undefined,
 };
 
-beforeAll(() => {
-	scenarios.restart = limit(restart);
-	scenarios.pooledConversation = limit(pooledConversation);
-	scenarios.treeNavigation = limit(treeNavigation);
-	scenarios.steering = limit(steering);
-	scenarios.abortThenPrompt = limit(abortThenPrompt);
-	scenarios.forkAndSwitchBack = limit(forkAndSwitchBack);
+beforeAll(async () => {
+	// compaction keeps only the newest turn (pooledConversation compacts); the tree helper serves treeNavigation.
+	const env = await environment({
+		settings: { compaction: { keepRecentTokens: 1 } },
+		scenarioMap: { "[[slow]]": SLOW },
+	});
+	const helper = join(env.home.dir, "test-tree-extension.js");
+	writeFileSync(helper, TREE_EXTENSION);
+	const shared = new SharedRpcPi(() =>
+		env.start(["--model", "cursor/composer-2"], [BUNDLE, helper], SHARED_LIFETIME_MS),
+	);
+	const on = <T>(scenario: (pi: RpcPi, backend: FakeBackend) => Promise<T>) =>
+		shared.use((pi) => scenario(pi, env.backend));
+	// In the order the tests read them; restart last (its first process is the shared Pi, which it closes).
+	scenarios.pooledConversation = on(pooledConversation);
+	scenarios.treeNavigation = on(treeNavigation);
+	scenarios.steering = on(steering);
+	scenarios.abortThenPrompt = on(abortThenPrompt);
+	scenarios.forkAndSwitchBack = on(forkAndSwitchBack);
+	scenarios.restart = shared.use((pi) => restart(pi, env));
 	// keep unhandled rejections quiet: each test awaits its own scenario
 	for (const p of Object.values(scenarios)) p?.catch(() => {});
 });
@@ -460,10 +493,11 @@ describe("pooled conversation (pi --mode rpc + fake backend)", () => {
 		"no user-visible errors, clean exit, every run finished",
 		async () => {
 			const r = await result("pooledConversation");
-			expect(userVisibleErrors(r.exit.records, r.exit.stderr)).toEqual([]);
-			expect(r.exit.code).toBe(0);
-			expect(r.exit.junk).toEqual([]);
+			expect(userVisibleErrors(r.seen.records, r.seen.stderr)).toEqual([]);
+			expect(r.seen.junk).toEqual([]);
 			expect(r.runs.filter((run) => run.error)).toEqual([]);
+			// The Pi it ran in hosts the later scenarios too: its clean exit (code 0, no stray stdout, no error in any
+			// of its records) is checked with the restart scenario, whose first process it is.
 		},
 		SCENARIO_TIMEOUT_MS,
 	);
@@ -490,7 +524,7 @@ describe("tree navigation (helper extension calling ctx.navigateTree)", () => {
 			expect(first?.text).not.toContain("tree turn 3"); // … the abandoned branch is not
 			expect(second?.conversationId).toBe(first?.conversationId as string);
 			expectIncremental(second, "new branch 2", ["new branch 1"]);
-			expect(userVisibleErrors(r.exit.records, r.exit.stderr)).toEqual([]);
+			expect(userVisibleErrors(r.seen.records, r.seen.stderr)).toEqual([]);
 		},
 		SCENARIO_TIMEOUT_MS,
 	);
@@ -503,7 +537,7 @@ describe("steering mid-run", () => {
 			const r = await result("steering");
 			expect(r.steer1).toMatchObject({ success: true, data: { disposition: "queued" } });
 			expect(r.steer2).toMatchObject({ success: true, data: { disposition: "queued" } });
-			expect(userVisibleErrors(r.records, r.exit.stderr)).toEqual([]);
+			expect(userVisibleErrors(r.seen.records, r.seen.stderr)).toEqual([]);
 			expect(r.requests.map((q) => latestRequest(q.text))).toEqual([
 				"[[slow]] first slow run",
 				"STEER ONE: change course",
@@ -524,17 +558,17 @@ describe("steering mid-run", () => {
 		async () => {
 			const r = await result("steering");
 			for (const marker of ["STEER ONE", "STEER TWO"]) {
-				const at = r.records.findIndex(
+				const at = r.seen.records.findIndex(
 					(rec) =>
 						rec.type === "message_start" &&
 						(rec.message as { role?: string }).role === "user" &&
 						JSON.stringify(rec.message).includes(marker),
 				);
 				expect(at).toBeGreaterThan(0);
-				const before = r.records.slice(0, at).filter(textDelta).map(deltaText).join("");
+				const before = r.seen.records.slice(0, at).filter(textDelta).map(deltaText).join("");
 				expect(before).toContain("OLD-1");
-				const nextSettled = r.records.findIndex((rec, i) => i > at && rec.type === "agent_settled");
-				const after = r.records.slice(at, nextSettled).filter(textDelta).map(deltaText).join("");
+				const nextSettled = r.seen.records.findIndex((rec, i) => i > at && rec.type === "agent_settled");
+				const after = r.seen.records.slice(at, nextSettled).filter(textDelta).map(deltaText).join("");
 				expect(after).not.toContain("OLD-");
 				expect(after).toContain("Hello from fake backend");
 			}
@@ -547,11 +581,11 @@ describe("steering mid-run", () => {
 		async () => {
 			const r = await result("abortThenPrompt");
 			expect(r.abort.success).toBe(true);
-			const stops = r.records
+			const stops = r.seen.records
 				.filter((rec) => rec.type === "message_end" && (rec.message as { role?: string }).role === "assistant")
 				.map((rec) => (rec.message as { stopReason?: string }).stopReason);
 			expect(stops).toEqual(["aborted", "stop"]);
-			expect(userVisibleErrors(r.records, r.exit.stderr)).toEqual([]);
+			expect(userVisibleErrors(r.seen.records, r.seen.stderr)).toEqual([]);
 			const answer = r.afterAbort.filter(textDelta).map(deltaText).join("");
 			expect(answer).toBe("Hello from fake backend");
 			expect(r.afterAbortMs).toBeLessThan(15_000); // not stuck behind the 30 s busy wait
@@ -567,6 +601,40 @@ describe("steering mid-run", () => {
 			expectBootstrap(after, "right after the abort");
 			expect(r.runs.map((run) => run.scenarioName)).toEqual(["answer", "hang", "answer"]);
 			expect(r.runs[1]?.clientClosed).toBe(true); // the hanging run was cancelled
+		},
+		SCENARIO_TIMEOUT_MS,
+	);
+});
+
+describe("fork", () => {
+	test(
+		"a fork never continues the donor's SDK conversation: it bootstraps its own; the donor keeps its own",
+		async () => {
+			const r = await result("forkAndSwitchBack");
+			expect(r.fork).toMatchObject({ success: true, data: { cancelled: false } });
+			expect(r.forkFile).not.toBe(r.donorFile);
+			const donorConversation = r.donor[0]?.conversationId;
+			expect(r.donor.map((q) => q.conversationId)).toEqual(Array(3).fill(donorConversation));
+			const [first, second] = r.forked;
+			expect(r.forked).toHaveLength(2);
+			expectBootstrap(first, "forked turn 1");
+			expect(first?.conversationId).not.toBe(donorConversation);
+			expect(first?.text).toContain("fork turn 2"); // the fork's own history …
+			expect(first?.text).not.toContain("fork turn 3"); // … without the donor's later turn
+			expect(second?.conversationId).toBe(first?.conversationId as string);
+			expectIncremental(second, "forked turn 2", ["forked turn 1"]);
+			expect(notifications(r.forkRecords).map((n) => n.message)).toEqual([]);
+			// back on the donor session: its own conversation continues incrementally
+			expect(r.switched).toMatchObject({ success: true, data: { cancelled: false } });
+			expect(r.back).toHaveLength(1);
+			expect(r.back[0]?.conversationId).toBe(donorConversation as string);
+			expectIncremental(r.back[0], "donor turn 4", ["fork turn 3", "forked turn 1"]);
+			// the fork's resume handles live in its own store, not the donor's
+			const donorStore = resumeHandles(r.donorFile)[0]?.storeDir;
+			const forkHandles = resumeHandles(r.forkFile).filter((h) => h.agentId === first?.conversationId);
+			expect(forkHandles.length).toBeGreaterThan(0);
+			expect(forkHandles[0]?.storeDir).not.toBe(donorStore);
+			expect(userVisibleErrors(r.seen.records, r.seen.stderr)).toEqual([]);
 		},
 		SCENARIO_TIMEOUT_MS,
 	);
@@ -613,42 +681,9 @@ describe("restart", () => {
 			expect(r.handlesAtEnd.at(-1)?.agentId).toBe(four?.conversationId as string);
 			for (const exit of r.exits) {
 				expect(exit.code).toBe(0);
+				expect(exit.junk).toEqual([]);
 				expect(userVisibleErrors(exit.records, exit.stderr)).toEqual([]);
 			}
-		},
-		SCENARIO_TIMEOUT_MS,
-	);
-});
-
-describe("fork", () => {
-	test(
-		"a fork never continues the donor's SDK conversation: it bootstraps its own; the donor keeps its own",
-		async () => {
-			const r = await result("forkAndSwitchBack");
-			expect(r.fork).toMatchObject({ success: true, data: { cancelled: false } });
-			expect(r.forkFile).not.toBe(r.donorFile);
-			const donorConversation = r.donor[0]?.conversationId;
-			expect(r.donor.map((q) => q.conversationId)).toEqual(Array(3).fill(donorConversation));
-			const [first, second] = r.forked;
-			expect(r.forked).toHaveLength(2);
-			expectBootstrap(first, "forked turn 1");
-			expect(first?.conversationId).not.toBe(donorConversation);
-			expect(first?.text).toContain("fork turn 2"); // the fork's own history …
-			expect(first?.text).not.toContain("fork turn 3"); // … without the donor's later turn
-			expect(second?.conversationId).toBe(first?.conversationId as string);
-			expectIncremental(second, "forked turn 2", ["forked turn 1"]);
-			expect(notifications(r.forkRecords).map((n) => n.message)).toEqual([]);
-			// back on the donor session: its own conversation continues incrementally
-			expect(r.switched).toMatchObject({ success: true, data: { cancelled: false } });
-			expect(r.back).toHaveLength(1);
-			expect(r.back[0]?.conversationId).toBe(donorConversation as string);
-			expectIncremental(r.back[0], "donor turn 4", ["fork turn 3", "forked turn 1"]);
-			// the fork's resume handles live in its own store, not the donor's
-			const donorStore = resumeHandles(r.donorFile)[0]?.storeDir;
-			const forkHandles = resumeHandles(r.forkFile).filter((h) => h.agentId === first?.conversationId);
-			expect(forkHandles.length).toBeGreaterThan(0);
-			expect(forkHandles[0]?.storeDir).not.toBe(donorStore);
-			expect(userVisibleErrors(r.exit.records, r.exit.stderr)).toEqual([]);
 		},
 		SCENARIO_TIMEOUT_MS,
 	);
