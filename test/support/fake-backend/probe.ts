@@ -1,11 +1,11 @@
 // Test-side helper: runs sdk-probe.mjs (the REAL @cursor/sdk) under Node 24 in a child process, with a temporary
 // HOME / TMPDIR / workspace, against a backend URL. Returns the parsed JSON-line events.
 
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { jsonLineEvents, killAtExit, runCaptured } from "../processes.ts";
+import { jsonLineEvents, runCaptured } from "../processes.ts";
+import { ServedProcess } from "../served-process.ts";
 import { FAKE_BACKEND_DIR, node24Path, REPO_ROOT } from "./toolchain.ts";
 
 export interface ProbeSend {
@@ -140,125 +140,45 @@ export type SharedProbeOptions = Omit<ProbeOptions, "inspect">;
 
 /**
  * One SDK probe process (`sdk-probe.mjs --serve`, one temp HOME and TMPDIR) that runs the probes of a file one after
- * another, for tests whose subject is the SDK against the fake rather than the SDK's start (a Node start and the
- * SDK's import cost over a CPU-second each time). Each probe gets its own workspace, agent, key and model catalog
- * (set in the process's environment before it runs); its events are told apart from a previous probe's late ones by
- * its id. A probe whose process died or hung gets `exitCode` null (with the stderr); the next starts a new process.
+ * another (see {@link ServedProcess}). Each probe gets its own workspace, agent, key and model catalog (set in the
+ * process's environment before it runs); a probe whose process died or hung gets `exitCode` null (with the
+ * stderr), and the next starts a new process.
  */
 export class SdkProbeProcess {
-	private child: ChildProcessWithoutNullStreams | undefined;
-	private root: string | undefined;
-	private readonly workspaces: string;
-	private buffer = "";
-	private stderr = "";
-	private nextId = 1;
-	private listener: ((event: ProbeEvent) => void) | undefined;
-	private exitListener: (() => void) | undefined;
-	private queue: Promise<unknown> = Promise.resolve();
+	private readonly served: ServedProcess<ProbeEvent>;
+	private readonly workspaces = mkdtempSync(join(tmpdir(), "fake-backend-probe-workspaces-"));
 
-	constructor(private readonly backendUrl: () => string) {
-		this.workspaces = mkdtempSync(join(tmpdir(), "fake-backend-probe-workspaces-"));
+	constructor(backendUrl: () => string) {
+		this.served = new ServedProcess<ProbeEvent>({
+			prefix: "fake-backend-probe-",
+			command: () => [node24Path(), join(FAKE_BACKEND_DIR, "sdk-probe.mjs"), "--serve"],
+			env: () => ({ CURSOR_BACKEND_URL: backendUrl() }),
+			jobOf: (event) => event.probe,
+		});
 	}
 
 	/** Runs `config` once the probes before it are done; resolves like {@link runSdkProbe}. */
-	run(config: ProbeConfig, options: SharedProbeOptions = {}): Promise<ProbeResult> {
-		const next = this.queue.then(() => this.runNow(config, options));
-		this.queue = next.catch(() => {});
-		return next;
-	}
-
-	private start(): ChildProcessWithoutNullStreams {
-		if (this.root) rmSync(this.root, { recursive: true, force: true });
-		const root = mkdtempSync(join(tmpdir(), "fake-backend-probe-"));
-		const home = join(root, "home");
-		const tmp = join(root, "tmp");
-		for (const dir of [home, tmp]) mkdirSync(dir, { recursive: true });
-		const child = spawn(node24Path(), [join(FAKE_BACKEND_DIR, "sdk-probe.mjs"), "--serve"], {
-			cwd: REPO_ROOT,
-			env: {
-				PATH: process.env.PATH ?? "/usr/bin:/bin",
-				HOME: home,
-				TMPDIR: tmp,
-				CURSOR_BACKEND_URL: this.backendUrl(),
-			},
-			stdio: ["pipe", "pipe", "pipe"],
-		});
-		killAtExit(child);
-		this.root = root;
-		this.buffer = "";
-		this.stderr = "";
-		child.stdout.setEncoding("utf8");
-		child.stdout.on("data", (chunk: string) => {
-			this.buffer += chunk;
-			for (let newline = this.buffer.indexOf("\n"); newline >= 0; newline = this.buffer.indexOf("\n")) {
-				const line = this.buffer.slice(0, newline);
-				this.buffer = this.buffer.slice(newline + 1);
-				for (const event of jsonLineEvents<ProbeEvent>(line)) this.listener?.(event);
-			}
-		});
-		child.stderr.setEncoding("utf8");
-		child.stderr.on("data", (chunk: string) => {
-			this.stderr = (this.stderr + chunk).slice(-65536);
-		});
-		child.stdin.on("error", () => {});
-		child.once("close", () => {
-			if (this.child !== child) return;
-			this.child = undefined;
-			this.exitListener?.();
-		});
-		this.child = child;
-		return child;
-	}
-
-	private runNow(config: ProbeConfig, options: SharedProbeOptions): Promise<ProbeResult> {
-		const id = this.nextId++;
-		const cwd = config.cwd ?? join(this.workspaces, `workspace-${id}`);
-		mkdirSync(cwd, { recursive: true });
-		options.setup?.(cwd);
-		const catalog = options.catalog === undefined ? [{ id: "fake-model" }, { id: "composer-2" }] : options.catalog;
-		const env: Record<string, string | null> = {
-			CURSOR_API_KEY: options.apiKey ?? "key_test_fake",
-			CURSOR_SDK_LOCAL_MODEL_CATALOG_JSON: catalog ? JSON.stringify(catalog) : null,
-			...(options.env ?? {}),
-		};
-		const child = this.child ?? this.start();
-		const events: ProbeEvent[] = [];
-		const stderrFrom = this.stderr.length;
-		const started = Date.now();
-		return new Promise((resolve) => {
-			const finish = (exitCode: number | null) => {
-				clearTimeout(timer);
-				this.listener = undefined;
-				this.exitListener = undefined;
-				resolve(probeResult(events, exitCode, this.stderr.slice(stderrFrom), Date.now() - started, cwd));
+	async run(config: ProbeConfig, options: SharedProbeOptions = {}): Promise<ProbeResult> {
+		let cwd = "";
+		const job = await this.served.run((id) => {
+			cwd = config.cwd ?? join(this.workspaces, `workspace-${id}`);
+			mkdirSync(cwd, { recursive: true });
+			options.setup?.(cwd);
+			const catalog = options.catalog === undefined ? [{ id: "fake-model" }, { id: "composer-2" }] : options.catalog;
+			const env: Record<string, string | null> = {
+				CURSOR_API_KEY: options.apiKey ?? "key_test_fake",
+				CURSOR_SDK_LOCAL_MODEL_CATALOG_JSON: catalog ? JSON.stringify(catalog) : null,
+				...(options.env ?? {}),
 			};
-			const timer = setTimeout(() => {
-				if (this.child === child) this.child = undefined;
-				child.kill("SIGKILL");
-				finish(null);
-			}, options.timeoutMs ?? 60_000);
-			this.listener = (event) => {
-				if (event.probe !== id && event.event !== "stdout") return;
-				const { probe: _, ...own } = event;
-				events.push(own as ProbeEvent);
-				if (event.event === "done") finish(0);
-			};
-			this.exitListener = () => finish(null);
-			child.stdin.write(`${JSON.stringify({ id, config: { ...config, cwd }, env })}\n`);
-		});
+			return { id, config: { ...config, cwd }, env };
+		}, options.timeoutMs);
+		const events = job.events.map(({ probe: _, ...own }) => own as ProbeEvent);
+		return probeResult(events, job.exitCode, job.stderr, job.durationMs, cwd);
 	}
 
-	/** Ends the process (stdin closed, then SIGKILL after 5 s) and removes its temp folders. */
+	/** Ends the process and removes its temp folders. */
 	async close(): Promise<void> {
-		await this.queue;
-		const child = this.child;
-		if (child) {
-			const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-			child.stdin.end();
-			const kill = setTimeout(() => child.kill("SIGKILL"), 5000);
-			await closed;
-			clearTimeout(kill);
-		}
-		for (const dir of [this.root, this.workspaces]) if (dir) rmSync(dir, { recursive: true, force: true });
+		await this.served.close();
+		rmSync(this.workspaces, { recursive: true, force: true });
 	}
 }
