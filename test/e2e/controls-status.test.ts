@@ -304,9 +304,7 @@ test(
 		const before = existsSync(configPath)
 			? { text: readFileSync(configPath, "utf8"), mtimeMs: statSync(configPath).mtimeMs }
 			: undefined;
-		const exit = await defaultHostPi.use((pi) => pi.close(), { sameSession: true });
-		expect(exit.code).toBe(0);
-		expect(exit.junk).toEqual([]);
+		await defaultHostPi.closeCleanly();
 		const after = existsSync(configPath)
 			? { text: readFileSync(configPath, "utf8"), mtimeMs: statSync(configPath).mtimeMs }
 			: undefined;

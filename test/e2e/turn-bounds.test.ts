@@ -16,7 +16,7 @@ import {
 	turnSuite,
 	withOutput,
 } from "../support/pi-turn.ts";
-import { type RpcPi, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
+import { SharedRpcPi, startRpcPi, withRpcOutput } from "../support/rpc.ts";
 
 const MODEL = "cursor/composer-2.5";
 const RPC = ["--mode", "rpc", "--no-session", "--model", MODEL];
@@ -98,16 +98,6 @@ afterAll(() => {
 async function ready(pi: PiProcess): Promise<void> {
 	pi.send({ id: "ready", type: "get_state" });
 	await pi.waitFor((r) => r.type === "response" && r.id === "ready", 60_000);
-}
-
-/** Adds the RPC Pi's records and stderr to an assertion failure. */
-function withRpcOutput(pi: RpcPi, assertions: () => void): void {
-	try {
-		assertions();
-	} catch (error) {
-		if (error instanceof Error) error.message += `\n${pi.describe()}`;
-		throw error;
-	}
 }
 
 const lastAssistantEnd = (records: PiRecord[]) =>
@@ -331,9 +321,7 @@ suite.test(
 test(
 	"the idle and stress tests' RPC Pi exits cleanly",
 	async () => {
-		const exit = await rpcPi.use((pi) => pi.close(), { sameSession: true });
-		expect(exit.code).toBe(0);
-		expect(exit.junk).toEqual([]);
+		await rpcPi.closeCleanly();
 	},
 	TURN_TEST_MS,
 );

@@ -14,7 +14,7 @@ import {
 	turnSuite,
 	withOutput,
 } from "../support/pi-turn.ts";
-import { type RpcPi, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
+import { type RpcPi, SharedRpcPi, startRpcPi, withRpcOutput } from "../support/rpc.ts";
 
 const MODEL = "cursor/composer-2.5";
 const WRONG_KEY = "key_test_e2e_wrong_8d1e5f3a";
@@ -197,16 +197,6 @@ const rpcPi = new SharedRpcPi(() =>
 		lifetimeMs: 10 * 60_000,
 	}),
 );
-
-/** Adds the RPC Pi's records and stderr to an assertion failure. */
-function withRpcOutput(pi: RpcPi, assertions: () => void): void {
-	try {
-		assertions();
-	} catch (error) {
-		if (error instanceof Error) error.message += `\n${pi.describe()}`;
-		throw error;
-	}
-}
 
 /** Everything the RPC Pi wrote (its records, any non-JSON stdout, stderr). */
 const rpcOutput = (pi: RpcPi) => `${JSON.stringify(pi.records)}\n${pi.junk.join("\n")}\n${pi.stderr}`;

@@ -248,9 +248,7 @@ test(
 test(
 	"the shared Pi exits cleanly (code 0, only JSON on stdout) and every session's journal outlives it",
 	async () => {
-		const exit = await shared.use((pi) => pi.close(), { sameSession: true });
-		expect(exit.code).toBe(0);
-		expect(exit.junk).toEqual([]);
+		await shared.closeCleanly();
 		expect(journals).toHaveLength(3);
 		for (const journal of journals) expect(existsSync(journal)).toBe(true);
 	},

@@ -313,6 +313,16 @@ export function startRpcPi(args: string[], options: RpcOptions): RpcPi {
 	return new RpcPi(args, options);
 }
 
+/** Adds the RPC Pi's records and stderr to an assertion failure. */
+export function withRpcOutput(pi: RpcPi, assertions: () => void): void {
+	try {
+		assertions();
+	} catch (error) {
+		if (error instanceof Error) error.message += `\n${pi.describe()}`;
+		throw error;
+	}
+}
+
 /** Predicate: an `extension_ui_request` notify whose message matches. */
 export function isNotify(match: RegExp | string, notifyType?: UiRequest["notifyType"]) {
 	return (record: RpcRecord): boolean => {
@@ -395,6 +405,24 @@ export class SharedRpcPi {
 				throw error;
 			}
 		});
+	}
+
+	/**
+	 * The file's closing check of the shared Pi: it exits as a Pi the user closes should (code 0, nothing but JSON on
+	 * stdout). Returns the exit for further checks.
+	 */
+	async closeCleanly(): Promise<RpcExit> {
+		return this.use(
+			async (pi) => {
+				const exit = await pi.close();
+				withRpcOutput(pi, () => {
+					expect(exit.code).toBe(0);
+					expect(exit.junk).toEqual([]);
+				});
+				return exit;
+			},
+			{ sameSession: true },
+		);
 	}
 
 	/** Closes the Pi (stdin, Pi's orderly shutdown) if one runs. */
