@@ -455,25 +455,6 @@ describe("faults", () => {
 	);
 
 	test(
-		"closing stdin or SIGTERM during a cloud run still ends Pi at once",
-		async () => {
-			const { fake } = cloud;
-			for (const how of ["stdin", "SIGTERM"] as const) {
-				const home = homes.create(NO_RETRY);
-				const rpc = startRpcPi(CLOUD_ARGS, { home, env: fake.piEnv() });
-				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
-				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
-				const started = Date.now();
-				if (how === "SIGTERM") process.kill(rpc.pid as number, "SIGTERM");
-				const exit = await rpc.close(10_000);
-				expect({ how, fast: Date.now() - started < 5_000 }).toEqual({ how, fast: true });
-				expect(exit.signal).toBeNull();
-			}
-		},
-		TIMEOUT_MS,
-	);
-
-	test(
 		"a stream cut after a few events: the answer is complete and no text appears twice",
 		async () => {
 			const { fake } = cloud;
@@ -524,6 +505,27 @@ describe("faults", () => {
 				}
 				expectNoSecrets(cloudHome, everything(rpc));
 			});
+		},
+		TIMEOUT_MS,
+	);
+
+	// Last in the file: its stdin case ends the shared Pi (a Pi that has run cloud turns in several sessions).
+	test(
+		"closing stdin or SIGTERM during a cloud run still ends Pi at once",
+		async () => {
+			const { fake } = cloud;
+			const endsAtOnce = async (rpc: RpcPi, how: "stdin" | "SIGTERM") => {
+				const from = rpc.mark();
+				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
+				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"), { from });
+				const started = Date.now();
+				if (how === "SIGTERM") process.kill(rpc.pid as number, "SIGTERM");
+				const exit = await rpc.close(10_000);
+				expect({ how, fast: Date.now() - started < 5_000 }).toEqual({ how, fast: true });
+				expect(exit.signal).toBeNull();
+			};
+			await cloudPi.use((rpc) => endsAtOnce(rpc, "stdin"));
+			await endsAtOnce(startRpcPi(CLOUD_ARGS, { home: homes.create(NO_RETRY), env: fake.piEnv() }), "SIGTERM");
 		},
 		TIMEOUT_MS,
 	);
