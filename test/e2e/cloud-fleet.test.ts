@@ -301,6 +301,7 @@ describe("background agents in a session", () => {
 			// Without --cursor-cloud-ack (print/RPC): the tool refuses, and nothing reaches Cursor.
 			const refusing = startRpcPi(fauxArgs, { home: homes.create(NO_RETRY), env: cloud.fake.piEnv(), extensions });
 			try {
+				await refusing.ready();
 				const from = refusing.mark();
 				await refusing.prompt("Delegate the login fix");
 				const end = await refusing.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
@@ -313,6 +314,7 @@ describe("background agents in a session", () => {
 			const home = homes.create(NO_RETRY);
 			const rpc = startRpcPi([...fauxArgs, "--cursor-cloud-ack"], { home, env: cloud.fake.piEnv(), extensions });
 			try {
+				await rpc.ready();
 				let from = rpc.mark();
 				await rpc.prompt("Delegate the login fix");
 				const started = await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
@@ -336,6 +338,7 @@ describe("background agents in a session", () => {
 				extensions,
 			});
 			try {
+				await off.ready();
 				const from = off.mark();
 				await off.prompt("Delegate the login fix");
 				const end = await off.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });

@@ -515,6 +515,7 @@ describe("faults", () => {
 		async () => {
 			const { fake } = cloud;
 			const endsAtOnce = async (rpc: RpcPi, how: "stdin" | "SIGTERM") => {
+				await rpc.ready();
 				const from = rpc.mark();
 				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
 				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"), { from });
