@@ -8,7 +8,7 @@ import { cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, startTurnBackend, withOutput } from "../support/pi-turn.ts";
-import { notifications, SharedRpcPi, startRpcPi, statuses } from "../support/rpc.ts";
+import { notifications, SharedRpcPi, startRpcPi, statuses, withRpcOutput } from "../support/rpc.ts";
 import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
 
 const FAUX_DELEGATOR = join(REPO_ROOT, "test", "fixtures", "faux-cloud-delegator-extension.ts");
@@ -165,64 +165,68 @@ describe("background agents in a session", () => {
 		async () => {
 			await cloud.fake.forwardTo((local as FakeBackend).url);
 			// The session's own turns run locally; the launches go to Cursor Cloud all the same.
-			await sessionPi.use(async (rpc) => {
-				const start = rpc.mark();
-				const records = () => rpc.records.slice(start);
-				for (const n of [1, 2, 3]) {
+			await sessionPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const start = rpc.mark();
+					const records = () => rpc.records.slice(start);
+					for (const n of [1, 2, 3]) {
+						const from = rpc.mark();
+						await rpc.prompt(`/cursor-cloud launch Task ${n} [[task-${n}]]`);
+						await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), { from });
+					}
+					const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+					expect(running).toHaveLength(3);
+					await rpc.waitFor(() => statuses(records(), "cursor-cloud-fleet").includes("☁ 3 cloud runs"), {
+						from: start,
+					});
+					// Meanwhile, a local turn in the same session is answered (the three wait at the gate until after it).
+					const turn = rpc.mark();
+					await rpc.prompt("What is 2 + 2? [[local]]");
+					const answered = await rpc.waitFor((r) => r.type === "agent_end", { from: turn, timeoutMs: 60_000 });
+					expect(JSON.stringify(answered)).toContain("Local answer: 4.");
+					expect((await local?.runs())?.filter((r) => r.userText?.includes("[[local]]"))).toHaveLength(1);
+					const stillRunning = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+					expect(stillRunning).toHaveLength(3);
+					await cloud.fake.openGate("tasks");
+					const cards = () =>
+						records().filter(
+							(r) =>
+								r.type === "message_end" &&
+								(r.message as { customType?: string } | undefined)?.customType === "pi-cursor-sdk:cloud-outcome",
+						);
+					await rpc.waitFor(() => cards().length === 3, { from: start, timeoutMs: 30_000 });
+					for (const n of [1, 2, 3]) {
+						const mine = cards().filter((r) => JSON.stringify(r).includes(`Task ${n} done.`));
+						expect(mine).toHaveLength(1);
+						expect(JSON.stringify(mine[0])).toContain(`${REPO}/pull/${n}`);
+					}
+					const counts = statuses(records(), "cursor-cloud-fleet");
+					expect(counts).toContain("☁ 3 cloud runs");
+					expect(counts.at(-1)).toBeUndefined();
+
 					const from = rpc.mark();
-					await rpc.prompt(`/cursor-cloud launch Task ${n} [[task-${n}]]`);
-					await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), { from });
-				}
-				const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
-				expect(running).toHaveLength(3);
-				await rpc.waitFor(() => statuses(records(), "cursor-cloud-fleet").includes("☁ 3 cloud runs"), { from: start });
-				// Meanwhile, a local turn in the same session is answered (the three wait at the gate until after it).
-				const turn = rpc.mark();
-				await rpc.prompt("What is 2 + 2? [[local]]");
-				const answered = await rpc.waitFor((r) => r.type === "agent_end", { from: turn, timeoutMs: 60_000 });
-				expect(JSON.stringify(answered)).toContain("Local answer: 4.");
-				expect((await local?.runs())?.filter((r) => r.userText?.includes("[[local]]"))).toHaveLength(1);
-				const stillRunning = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
-				expect(stillRunning).toHaveLength(3);
-				await cloud.fake.openGate("tasks");
-				const cards = () =>
-					records().filter(
-						(r) =>
-							r.type === "message_end" &&
-							(r.message as { customType?: string } | undefined)?.customType === "pi-cursor-sdk:cloud-outcome",
-					);
-				await rpc.waitFor(() => cards().length === 3, { from: start, timeoutMs: 30_000 });
-				for (const n of [1, 2, 3]) {
-					const mine = cards().filter((r) => JSON.stringify(r).includes(`Task ${n} done.`));
-					expect(mine).toHaveLength(1);
-					expect(JSON.stringify(mine[0])).toContain(`${REPO}/pull/${n}`);
-				}
-				const counts = statuses(records(), "cursor-cloud-fleet");
-				expect(counts).toContain("☁ 3 cloud runs");
-				expect(counts.at(-1)).toBeUndefined();
+					await rpc.prompt("/cursor-cloud list");
+					const list = await rpc.waitFor((r) => JSON.stringify(r).includes("Cursor Cloud agents of this Pi session"), {
+						from,
+					});
+					const text = String(list.message);
+					expect(text.match(/ · finished/g)).toHaveLength(3);
+					for (const n of [1, 2, 3]) expect(text).toContain(`${REPO}/pull/${n}`);
 
-				const from = rpc.mark();
-				await rpc.prompt("/cursor-cloud list");
-				const list = await rpc.waitFor((r) => JSON.stringify(r).includes("Cursor Cloud agents of this Pi session"), {
-					from,
-				});
-				const text = String(list.message);
-				expect(text.match(/ · finished/g)).toHaveLength(3);
-				for (const n of [1, 2, 3]) expect(text).toContain(`${REPO}/pull/${n}`);
-
-				const hang = rpc.mark();
-				await rpc.prompt("/cursor-cloud launch Slow [[slow]]");
-				const launched = await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), {
-					from: hang,
-				});
-				const agentId = /bc-[0-9a-f-]+/.exec(String(launched.message))?.[0];
-				await rpc.prompt(`/cursor-cloud cancel ${agentId}`);
-				await rpc.waitFor(() => cards().length === 4, { from: start, timeoutMs: 30_000 });
-				expect(JSON.stringify(cards().at(-1))).toContain("was cancelled");
-				const cancels = (await cloud.fake.requests()).filter((r) => r.route === "cancel");
-				expect(cancels.map((r) => r.agentId)).toEqual([agentId as string]);
-				expect(notifications(records()).filter((n) => /dashboard/i.test(n.message))).toEqual([]);
-			});
+					const hang = rpc.mark();
+					await rpc.prompt("/cursor-cloud launch Slow [[slow]]");
+					const launched = await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), {
+						from: hang,
+					});
+					const agentId = /bc-[0-9a-f-]+/.exec(String(launched.message))?.[0];
+					await rpc.prompt(`/cursor-cloud cancel ${agentId}`);
+					await rpc.waitFor(() => cards().length === 4, { from: start, timeoutMs: 30_000 });
+					expect(JSON.stringify(cards().at(-1))).toContain("was cancelled");
+					const cancels = (await cloud.fake.requests()).filter((r) => r.route === "cancel");
+					expect(cancels.map((r) => r.agentId)).toEqual([agentId as string]);
+					expect(notifications(records()).filter((n) => /dashboard/i.test(n.message))).toEqual([]);
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);
@@ -230,65 +234,70 @@ describe("background agents in a session", () => {
 	test(
 		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force), send to a background agent, and show its outcome and conversation",
 		async () => {
-			await sessionPi.use(async (rpc) => {
-				const start = rpc.mark();
-				const command = async (text: string, expected: string) => {
-					const from = rpc.mark();
-					await rpc.prompt(text);
-					const record = await rpc.waitFor((r) => JSON.stringify(r).includes(expected), { from, timeoutMs: 30_000 });
-					return String(record.message ?? JSON.stringify(record));
-				};
-				const launched = await command(
-					"/cursor-cloud launch Write the report [[files]]",
-					"Launched Cursor Cloud agent",
-				);
-				const agentId = /bc-[0-9a-f-]+/.exec(launched)?.[0] as string;
-				await command(`/cursor-cloud wait ${agentId}`, "Wrote the report.");
-				expect(await command(`/cursor-cloud artifacts ${agentId}`, "Artifacts of")).toContain(
-					"reports/summary.md · 10 B",
-				);
-				const out = join(sessionHome.dir, "artifacts-out");
-				await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Downloaded");
-				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
-				writeFileSync(join(out, "reports", "summary.md"), "mine");
-				expect(
-					await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Not downloaded"),
-				).toContain("--force");
-				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("mine");
-				await command(
-					`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out} --force`,
-					"Downloaded",
-				);
-				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
-				expect(
-					await command(`/cursor-cloud artifacts ${agentId} download ../escape.md --to ${out}`, "Not downloaded"),
-				).toContain("would leave the folder");
+			await sessionPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const start = rpc.mark();
+					const command = async (text: string, expected: string) => {
+						const from = rpc.mark();
+						await rpc.prompt(text);
+						const record = await rpc.waitFor((r) => JSON.stringify(r).includes(expected), { from, timeoutMs: 30_000 });
+						return String(record.message ?? JSON.stringify(record));
+					};
+					const launched = await command(
+						"/cursor-cloud launch Write the report [[files]]",
+						"Launched Cursor Cloud agent",
+					);
+					const agentId = /bc-[0-9a-f-]+/.exec(launched)?.[0] as string;
+					await command(`/cursor-cloud wait ${agentId}`, "Wrote the report.");
+					expect(await command(`/cursor-cloud artifacts ${agentId}`, "Artifacts of")).toContain(
+						"reports/summary.md · 10 B",
+					);
+					const out = join(sessionHome.dir, "artifacts-out");
+					await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Downloaded");
+					expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+					writeFileSync(join(out, "reports", "summary.md"), "mine");
+					expect(
+						await command(
+							`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`,
+							"Not downloaded",
+						),
+					).toContain("--force");
+					expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("mine");
+					await command(
+						`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out} --force`,
+						"Downloaded",
+					);
+					expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+					expect(
+						await command(`/cursor-cloud artifacts ${agentId} download ../escape.md --to ${out}`, "Not downloaded"),
+					).toContain("would leave the folder");
 
-				await command(`/cursor-cloud send ${agentId} Add a test as well [[more]]`, "Sent to");
-				await rpc.waitFor((r) => r.type === "message_end" && JSON.stringify(r).includes("Added the test too."), {
-					from: start,
-					timeoutMs: 30_000,
-				});
-				const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
-				expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
+					await command(`/cursor-cloud send ${agentId} Add a test as well [[more]]`, "Sent to");
+					await rpc.waitFor((r) => r.type === "message_end" && JSON.stringify(r).includes("Added the test too."), {
+						from: start,
+						timeoutMs: 30_000,
+					});
+					const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
+					expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
 
-				// show: the latest outcome, then the conversation of both runs (what was asked, what Cursor answered).
-				const shown = await command(`/cursor-cloud show ${agentId}`, "Conversation (2 runs)");
-				expect(shown).toContain(`Cursor Cloud agent ${agentId} finished`);
-				const asked = shown.indexOf("You: Write the report [[files]]");
-				const answered = shown.indexOf("Cursor: Wrote the report.");
-				const followUp = shown.indexOf("You: Add a test as well [[more]]");
-				expect(asked).toBeGreaterThan(-1);
-				expect(answered).toBeGreaterThan(asked);
-				expect(followUp).toBeGreaterThan(answered);
-				expect(shown).toContain("[shell] npm test");
-				expect(shown.indexOf("Added the test too.")).toBeGreaterThan(followUp);
-				// The final answer is the conversation's last message, not repeated above it.
-				expect(shown.match(/Added the test too\./g)).toHaveLength(1);
-				expect(leakedSecrets(shown)).toEqual([]);
-				const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
-				expect(creates).toHaveLength(1);
-			});
+					// show: the latest outcome, then the conversation of both runs (what was asked, what Cursor answered).
+					const shown = await command(`/cursor-cloud show ${agentId}`, "Conversation (2 runs)");
+					expect(shown).toContain(`Cursor Cloud agent ${agentId} finished`);
+					const asked = shown.indexOf("You: Write the report [[files]]");
+					const answered = shown.indexOf("Cursor: Wrote the report.");
+					const followUp = shown.indexOf("You: Add a test as well [[more]]");
+					expect(asked).toBeGreaterThan(-1);
+					expect(answered).toBeGreaterThan(asked);
+					expect(followUp).toBeGreaterThan(answered);
+					expect(shown).toContain("[shell] npm test");
+					expect(shown.indexOf("Added the test too.")).toBeGreaterThan(followUp);
+					// The final answer is the conversation's last message, not repeated above it.
+					expect(shown.match(/Added the test too\./g)).toHaveLength(1);
+					expect(leakedSecrets(shown)).toEqual([]);
+					const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
+					expect(creates).toHaveLength(1);
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);

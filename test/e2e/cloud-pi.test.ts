@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { filesUnder, runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, leakedSecrets, NO_RETRY, type PiRecord, withOutput } from "../support/pi-turn.ts";
-import { type RpcPi, type RpcRecord, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
+import { type RpcPi, type RpcRecord, SharedRpcPi, startRpcPi, withRpcOutput } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
 const REPO = "https://github.com/acme/app";
@@ -251,13 +251,15 @@ describe("choosing the runtime", () => {
 			// A restart reads the saved default; /cursor-doctor names it and the target (a flag of that restart).
 			const restarted = startRpcPi(["--model", MODEL, "--cursor-cloud-repo", REPO], { home, env: fake.piEnv() });
 			try {
-				await restarted.ready();
-				const saved = await restarted.prompt("/cursor-runtime");
-				expect(JSON.stringify(saved.records)).toContain("Cursor runtime: cloud (set by runtime in cursor-sdk.json;");
-				const doctor = await restarted.prompt("/cursor-doctor");
-				const text = JSON.stringify(doctor.records);
-				expect(text).toContain("Runtime: cloud (set by runtime in cursor-sdk.json)");
-				expect(text).toContain(`Cursor Cloud target: ${REPO}; Cursor Cloud not confirmed yet`);
+				await withRpcOutput(restarted, async () => {
+					await restarted.ready();
+					const saved = await restarted.prompt("/cursor-runtime");
+					expect(JSON.stringify(saved.records)).toContain("Cursor runtime: cloud (set by runtime in cursor-sdk.json;");
+					const doctor = await restarted.prompt("/cursor-doctor");
+					const text = JSON.stringify(doctor.records);
+					expect(text).toContain("Runtime: cloud (set by runtime in cursor-sdk.json)");
+					expect(text).toContain(`Cursor Cloud target: ${REPO}; Cursor Cloud not confirmed yet`);
+				});
 			} finally {
 				await restarted.close();
 			}
@@ -330,26 +332,28 @@ describe("a cloud session", () => {
 			const restarted = startRpcPi([...CLOUD_ARGS, "-c"], { home, env: fake.piEnv() });
 			const shown = (records: RpcRecord[]) => JSON.stringify(records);
 			try {
-				await restarted.ready();
-				const third = lastMessage(await restarted.turn("Third [[answer]]"));
-				expect(third?.stopReason).toBe("stop");
-				expect(JSON.stringify(third?.content)).toContain("Fixed the login.");
-				const afterRestart = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
-				expect(afterRestart.at(-1)).toMatchObject({ path: `/v1/agents/${agentId}/runs`, agentId });
+				await withRpcOutput(restarted, async () => {
+					await restarted.ready();
+					const third = lastMessage(await restarted.turn("Third [[answer]]"));
+					expect(third?.stopReason).toBe("stop");
+					expect(JSON.stringify(third?.content)).toContain("Fixed the login.");
+					const afterRestart = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
+					expect(afterRestart.at(-1)).toMatchObject({ path: `/v1/agents/${agentId}/runs`, agentId });
 
-				const listed = await restarted.prompt("/cursor-cloud list");
-				const list = listed.records;
-				expect(listed.response.success).toBe(true);
-				expect(shown(list)).toContain(agentId);
-				expect(shown(list)).toContain(PR.prUrl);
-				const refused = await restarted.prompt(`/cursor-cloud archive ${stranger}`);
-				expect(shown(refused.records)).toContain("was not created in this Pi session");
-				const archive = await restarted.prompt(`/cursor-cloud archive ${agentId}`);
-				expect(shown(archive.records)).toContain(`${agentId} archived.`);
-				const unconfirmed = await restarted.prompt(`/cursor-cloud delete ${agentId}`);
-				expect(shown(unconfirmed.records)).toContain("--yes");
-				const del = await restarted.prompt(`/cursor-cloud delete ${agentId} --yes`);
-				expect(shown(del.records)).toContain(`${agentId} deleted.`);
+					const listed = await restarted.prompt("/cursor-cloud list");
+					const list = listed.records;
+					expect(listed.response.success).toBe(true);
+					expect(shown(list)).toContain(agentId);
+					expect(shown(list)).toContain(PR.prUrl);
+					const refused = await restarted.prompt(`/cursor-cloud archive ${stranger}`);
+					expect(shown(refused.records)).toContain("was not created in this Pi session");
+					const archive = await restarted.prompt(`/cursor-cloud archive ${agentId}`);
+					expect(shown(archive.records)).toContain(`${agentId} archived.`);
+					const unconfirmed = await restarted.prompt(`/cursor-cloud delete ${agentId}`);
+					expect(shown(unconfirmed.records)).toContain("--yes");
+					const del = await restarted.prompt(`/cursor-cloud delete ${agentId} --yes`);
+					expect(shown(del.records)).toContain(`${agentId} deleted.`);
+				});
 			} finally {
 				await restarted.close();
 			}
@@ -378,25 +382,27 @@ describe("what a cloud turn shows", () => {
 		"JSON events: Cursor's cloud tool call is a display-only bash card between the text, then the answer and the branch; print mode traces it on stderr and keeps the answer one block",
 		async () => {
 			const { fake } = cloud;
-			await cloudPi.use(async (rpc) => {
-				const turn = await rpc.turn("Run the tests [[tool]]");
-				const messages = endMessages(turn);
-				const calls = messages
-					.flatMap((m) => (m.role === "assistant" ? m.content : []))
-					.filter((c: PiRecord) => c.type === "toolCall");
-				expect(calls).toHaveLength(1);
-				expect(calls[0]).toMatchObject({ name: "bash", arguments: { command: "npm test" } });
-				const result = messages.find((m) => m.role === "toolResult");
-				expect(JSON.stringify(result?.content)).toContain("42 passing");
-				const last = messages.at(-1);
-				expect(last?.role).toBe("assistant");
-				expect(last?.stopReason).toBe("stop");
-				expect(JSON.stringify(last?.content)).toContain("All green.");
-				expect(JSON.stringify(last?.content)).toContain(PR.prUrl);
-				// Nothing ran here: one send, one run, and the workspace has no trace of npm.
-				const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
-				expect(api).toHaveLength(1);
-			});
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const turn = await rpc.turn("Run the tests [[tool]]");
+					const messages = endMessages(turn);
+					const calls = messages
+						.flatMap((m) => (m.role === "assistant" ? m.content : []))
+						.filter((c: PiRecord) => c.type === "toolCall");
+					expect(calls).toHaveLength(1);
+					expect(calls[0]).toMatchObject({ name: "bash", arguments: { command: "npm test" } });
+					const result = messages.find((m) => m.role === "toolResult");
+					expect(JSON.stringify(result?.content)).toContain("42 passing");
+					const last = messages.at(-1);
+					expect(last?.role).toBe("assistant");
+					expect(last?.stopReason).toBe("stop");
+					expect(JSON.stringify(last?.content)).toContain("All green.");
+					expect(JSON.stringify(last?.content)).toContain(PR.prUrl);
+					// Nothing ran here: one send, one run, and the workspace has no trace of npm.
+					const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
+					expect(api).toHaveLength(1);
+				}),
+			);
 
 			const home = homes.create(NO_RETRY);
 			const print = await piIn(home, [...CLOUD_ARGS, "-p", "Run the tests [[tool]]"]);
@@ -414,20 +420,24 @@ describe("what a cloud turn shows", () => {
 	test(
 		"an answer only the run's result carries is shown; an estimated usage without turn-ended; a quiet run outlives the local deadlines",
 		async () => {
-			await cloudPi.use(async (rpc) => {
-				const last = lastMessage(await rpc.turn("Answer [[result-only]]"));
-				expect(last?.stopReason).toBe("stop");
-				expect(JSON.stringify(last?.content)).toContain("Only in the result.");
-				// No turn-ended usage: Pi gets an estimate from the prompt (never zeros, which would blind its context meter).
-				expect(last?.usage?.input).toBeGreaterThan(100);
-				expect(last?.usage).toMatchObject({ cacheRead: 0, totalTokens: last?.usage?.input + last?.usage?.output });
-			});
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const last = lastMessage(await rpc.turn("Answer [[result-only]]"));
+					expect(last?.stopReason).toBe("stop");
+					expect(JSON.stringify(last?.content)).toContain("Only in the result.");
+					// No turn-ended usage: Pi gets an estimate from the prompt (never zeros, which would blind its context meter).
+					expect(last?.usage?.input).toBeGreaterThan(100);
+					expect(last?.usage).toMatchObject({ cacheRead: 0, totalTokens: last?.usage?.input + last?.usage?.output });
+				}),
+			);
 			// The shared Pi runs with 500 ms first-response and idle deadlines; the run is quiet for 2.5 s.
-			await cloudPi.use(async (rpc) => {
-				const quiet = lastMessage(await rpc.turn("Slow [[quiet]]"));
-				expect(quiet?.stopReason).toBe("stop");
-				expect(JSON.stringify(quiet?.content)).toContain("Started. Done after a quiet stretch.");
-			});
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const quiet = lastMessage(await rpc.turn("Slow [[quiet]]"));
+					expect(quiet?.stopReason).toBe("stop");
+					expect(JSON.stringify(quiet?.content)).toContain("Started. Done after a quiet stretch.");
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);
@@ -438,18 +448,22 @@ describe("faults", () => {
 		"abort mid-stream: the fake gets the cancel within a second and the turn ends aborted",
 		async () => {
 			const { fake } = cloud;
-			await cloudPi.use(async (rpc) => {
-				const from = rpc.mark();
-				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
-				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"), { from });
-				const abortedAt = Date.now();
-				rpc.write({ type: "abort" });
-				const log = await fake.waitForRequests((l) => l.some((r) => r.path.endsWith("/cancel")), 5_000);
-				const cancel = log.find((r) => r.path.endsWith("/cancel"));
-				expect((cancel?.at ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(1_000);
-				const end = await rpc.waitFor((r) => r.type === "agent_end", { from });
-				expect(JSON.stringify(end)).toContain('"stopReason":"aborted"');
-			});
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const from = rpc.mark();
+					rpc.write({ type: "prompt", message: "Long job [[hang]]" });
+					await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"), {
+						from,
+					});
+					const abortedAt = Date.now();
+					rpc.write({ type: "abort" });
+					const log = await fake.waitForRequests((l) => l.some((r) => r.path.endsWith("/cancel")), 5_000);
+					const cancel = log.find((r) => r.path.endsWith("/cancel"));
+					expect((cancel?.at ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(1_000);
+					const end = await rpc.waitFor((r) => r.type === "agent_end", { from });
+					expect(JSON.stringify(end)).toContain('"stopReason":"aborted"');
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);
@@ -458,13 +472,15 @@ describe("faults", () => {
 		"a stream cut after a few events: the answer is complete and no text appears twice",
 		async () => {
 			const { fake } = cloud;
-			await cloudPi.use(async (rpc) => {
-				const last = lastMessage(await rpc.turn("Count [[cut]]"));
-				expect(last?.stopReason).toBe("stop");
-				const text = JSON.stringify(last?.content);
-				expect(text).toContain("one two three");
-				expect(text.split("one ").length).toBe(2);
-			});
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const last = lastMessage(await rpc.turn("Count [[cut]]"));
+					expect(last?.stopReason).toBe("stop");
+					const text = JSON.stringify(last?.content);
+					expect(text).toContain("one two three");
+					expect(text.split("one ").length).toBe(2);
+				}),
+			);
 			const streams = (await fake.requests()).filter((r) => r.path.endsWith("/stream"));
 			expect(streams.length).toBeGreaterThanOrEqual(2);
 			expect(streams.at(-1)?.lastEventId).toBeDefined();
@@ -486,25 +502,27 @@ describe("faults", () => {
 				const { response } = await rpc.send({ type: "new_session" });
 				expect(response.success).toBe(true);
 			};
-			await cloudPi.use(async (rpc) => {
-				await fake.setFaults({ create: { status: 401, code: "unauthorized", message: "bad key", times: 1 } });
-				await failedTurn(rpc, "hello [[answer]]", /API key/i);
-				await newSession(rpc);
-				const first = lastMessage(await rpc.turn("hello [[answer]]"));
-				expect(first?.stopReason).toBe("stop");
-				// A follow-up on the same agent (same Pi session) while Cursor says it is busy.
-				await fake.setFaults({ followup: { status: 409, code: "agent_busy", message: "Agent is busy", times: 1 } });
-				await failedTurn(rpc, "again [[answer]]", /still busy/i);
-				for (const [status, code, pattern] of [
-					[429, "rate_limited", /rate limit/i],
-					[503, "unavailable", /network error/i],
-				] as const) {
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					await fake.setFaults({ create: { status: 401, code: "unauthorized", message: "bad key", times: 1 } });
+					await failedTurn(rpc, "hello [[answer]]", /API key/i);
 					await newSession(rpc);
-					await fake.setFaults({ create: { status, code, message: "try later", times: 1 } });
-					await failedTurn(rpc, "hello [[answer]]", pattern);
-				}
-				expectNoSecrets(cloudHome, everything(rpc));
-			});
+					const first = lastMessage(await rpc.turn("hello [[answer]]"));
+					expect(first?.stopReason).toBe("stop");
+					// A follow-up on the same agent (same Pi session) while Cursor says it is busy.
+					await fake.setFaults({ followup: { status: 409, code: "agent_busy", message: "Agent is busy", times: 1 } });
+					await failedTurn(rpc, "again [[answer]]", /still busy/i);
+					for (const [status, code, pattern] of [
+						[429, "rate_limited", /rate limit/i],
+						[503, "unavailable", /network error/i],
+					] as const) {
+						await newSession(rpc);
+						await fake.setFaults({ create: { status, code, message: "try later", times: 1 } });
+						await failedTurn(rpc, "hello [[answer]]", pattern);
+					}
+					expectNoSecrets(cloudHome, everything(rpc));
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);

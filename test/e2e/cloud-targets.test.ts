@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, NO_RETRY, withOutput } from "../support/pi-turn.ts";
-import { type RpcRecord, SharedRpcPi, startRpcPi } from "../support/rpc.ts";
+import { type RpcRecord, SharedRpcPi, startRpcPi, withRpcOutput } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
 const REPO = "https://github.com/acme/app";
@@ -78,9 +78,11 @@ describe("the repository and starting branch of a cloud agent", () => {
 	test(
 		"refs/heads/<branch> starts the agent from <branch> on the named repository",
 		async () => {
-			await targeted.use(async (rpc) => {
-				expect(lastMessage(await rpc.turn("hello [[answer]]"))?.stopReason).toBe("stop");
-			});
+			await targeted.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					expect(lastMessage(await rpc.turn("hello [[answer]]"))?.stopReason).toBe("stop");
+				}),
+			);
 			const sent = creates(await cloud.fake.requests());
 			expect(sent).toHaveLength(1);
 			expect(sent[0]?.body).toMatchObject({ repos: [{ url: REPO, startingRef: "dev" }] });
@@ -93,10 +95,12 @@ describe("fast on a cloud turn", () => {
 	test(
 		"--cursor-fast: the footer says fast:n/a and the agent's model carries no fast parameter",
 		async () => {
-			await targeted.use(async (rpc) => {
-				expect(rpc.status()).toBe("cursor:cloud · fast:n/a");
-				expect(lastMessage(await rpc.turn("hello [[answer]]"))?.stopReason).toBe("stop");
-			});
+			await targeted.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					expect(rpc.status()).toBe("cursor:cloud · fast:n/a");
+					expect(lastMessage(await rpc.turn("hello [[answer]]"))?.stopReason).toBe("stop");
+				}),
+			);
 			const sent = creates(await cloud.fake.requests());
 			expect(sent).toHaveLength(1);
 			const body = sent[0]?.body as { model?: { id?: string; params?: { id: string }[] } } | undefined;
