@@ -8,7 +8,7 @@ import { cloudFakeForFile, type Scenario } from "../support/cloud-fake/client.ts
 import type { FakeBackend } from "../support/fake-backend/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, startTurnBackend, withOutput } from "../support/pi-turn.ts";
-import { notifications, startRpcPi, statuses } from "../support/rpc.ts";
+import { notifications, SharedRpcPi, startRpcPi, statuses, withRpcOutput } from "../support/rpc.ts";
 import { BUNDLE, REPO_ROOT } from "../support/toolchain.ts";
 
 const FAUX_DELEGATOR = join(REPO_ROOT, "test", "fixtures", "faux-cloud-delegator-extension.ts");
@@ -81,6 +81,19 @@ const CLOUD_ARGS = [
 ];
 const piIn = (home: TempHome, args: string[]) => runPi(args, { home, env: cloud.fake.piEnv() });
 
+/**
+ * One RPC Pi whose session's own turns run locally (the cloud fake forwards them to the local fake while a test asks it
+ * to); the background-agent tests take turns on it, a new Pi session each. It outlives two of those tests.
+ */
+const sessionHome = homes.create(NO_RETRY);
+const sessionPi = new SharedRpcPi(() =>
+	startRpcPi(
+		CLOUD_ARGS.map((arg) => (arg === "cloud" ? "local" : arg)),
+		{ home: sessionHome, env: cloud.fake.piEnv(), lifetimeMs: 240_000 },
+	),
+);
+afterAll(() => sessionPi.close());
+
 describe("scripting", () => {
 	test(
 		"--cursor-cloud-detach prints the ids and returns while the run goes on; `/cursor-cloud wait` exits 0 when it finished, 1 when it failed; `show` prints the outcome and conversation",
@@ -150,69 +163,70 @@ describe("background agents in a session", () => {
 	test(
 		"three launches run at once while a local turn is answered; the footer counts them down; each outcome lands once; list shows them finished with branch and pull request; cancel stops one",
 		async () => {
-			const home = homes.create(NO_RETRY);
 			await cloud.fake.forwardTo((local as FakeBackend).url);
 			// The session's own turns run locally; the launches go to Cursor Cloud all the same.
-			const localArgs = CLOUD_ARGS.map((arg) => (arg === "cloud" ? "local" : arg));
-			const rpc = startRpcPi(localArgs, { home, env: cloud.fake.piEnv(), lifetimeMs: 120_000 });
-			try {
-				for (const n of [1, 2, 3]) {
+			await sessionPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const start = rpc.mark();
+					const records = () => rpc.records.slice(start);
+					for (const n of [1, 2, 3]) {
+						const from = rpc.mark();
+						await rpc.prompt(`/cursor-cloud launch Task ${n} [[task-${n}]]`);
+						await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), { from });
+					}
+					const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+					expect(running).toHaveLength(3);
+					await rpc.waitFor(() => statuses(records(), "cursor-cloud-fleet").includes("☁ 3 cloud runs"), {
+						from: start,
+					});
+					// Meanwhile, a local turn in the same session is answered (the three wait at the gate until after it).
+					const turn = rpc.mark();
+					await rpc.prompt("What is 2 + 2? [[local]]");
+					const answered = await rpc.waitFor((r) => r.type === "agent_end", { from: turn, timeoutMs: 60_000 });
+					expect(JSON.stringify(answered)).toContain("Local answer: 4.");
+					expect((await local?.runs())?.filter((r) => r.userText?.includes("[[local]]"))).toHaveLength(1);
+					const stillRunning = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
+					expect(stillRunning).toHaveLength(3);
+					await cloud.fake.openGate("tasks");
+					const cards = () =>
+						records().filter(
+							(r) =>
+								r.type === "message_end" &&
+								(r.message as { customType?: string } | undefined)?.customType === "pi-cursor-sdk:cloud-outcome",
+						);
+					await rpc.waitFor(() => cards().length === 3, { from: start, timeoutMs: 30_000 });
+					for (const n of [1, 2, 3]) {
+						const mine = cards().filter((r) => JSON.stringify(r).includes(`Task ${n} done.`));
+						expect(mine).toHaveLength(1);
+						expect(JSON.stringify(mine[0])).toContain(`${REPO}/pull/${n}`);
+					}
+					const counts = statuses(records(), "cursor-cloud-fleet");
+					expect(counts).toContain("☁ 3 cloud runs");
+					expect(counts.at(-1)).toBeUndefined();
+
 					const from = rpc.mark();
-					await rpc.prompt(`/cursor-cloud launch Task ${n} [[task-${n}]]`);
-					await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), { from });
-				}
-				const running = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
-				expect(running).toHaveLength(3);
-				await rpc.waitFor(() => statuses(rpc.records, "cursor-cloud-fleet").includes("☁ 3 cloud runs"));
-				// Meanwhile, a local turn in the same session is answered (the three wait at the gate until after it).
-				const turn = rpc.mark();
-				await rpc.prompt("What is 2 + 2? [[local]]");
-				const answered = await rpc.waitFor((r) => r.type === "agent_end", { from: turn, timeoutMs: 60_000 });
-				expect(JSON.stringify(answered)).toContain("Local answer: 4.");
-				expect((await local?.runs())?.filter((r) => r.userText?.includes("[[local]]"))).toHaveLength(1);
-				const stillRunning = (await cloud.fake.agents()).filter((a) => a.runs.some((r) => r.status === "RUNNING"));
-				expect(stillRunning).toHaveLength(3);
-				await cloud.fake.openGate("tasks");
-				const cards = () =>
-					rpc.records.filter(
-						(r) =>
-							r.type === "message_end" &&
-							(r.message as { customType?: string } | undefined)?.customType === "pi-cursor-sdk:cloud-outcome",
-					);
-				await rpc.waitFor(() => cards().length === 3, { timeoutMs: 30_000 });
-				for (const n of [1, 2, 3]) {
-					const mine = cards().filter((r) => JSON.stringify(r).includes(`Task ${n} done.`));
-					expect(mine).toHaveLength(1);
-					expect(JSON.stringify(mine[0])).toContain(`${REPO}/pull/${n}`);
-				}
-				const counts = statuses(rpc.records, "cursor-cloud-fleet");
-				expect(counts).toContain("☁ 3 cloud runs");
-				expect(counts.at(-1)).toBeUndefined();
+					await rpc.prompt("/cursor-cloud list");
+					const list = await rpc.waitFor((r) => JSON.stringify(r).includes("Cursor Cloud agents of this Pi session"), {
+						from,
+					});
+					const text = String(list.message);
+					expect(text.match(/ · finished/g)).toHaveLength(3);
+					for (const n of [1, 2, 3]) expect(text).toContain(`${REPO}/pull/${n}`);
 
-				const from = rpc.mark();
-				await rpc.prompt("/cursor-cloud list");
-				const list = await rpc.waitFor((r) => JSON.stringify(r).includes("Cursor Cloud agents of this Pi session"), {
-					from,
-				});
-				const text = String(list.message);
-				expect(text.match(/ · finished/g)).toHaveLength(3);
-				for (const n of [1, 2, 3]) expect(text).toContain(`${REPO}/pull/${n}`);
-
-				const hang = rpc.mark();
-				await rpc.prompt("/cursor-cloud launch Slow [[slow]]");
-				const launched = await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), {
-					from: hang,
-				});
-				const agentId = /bc-[0-9a-f-]+/.exec(String(launched.message))?.[0];
-				await rpc.prompt(`/cursor-cloud cancel ${agentId}`);
-				await rpc.waitFor(() => cards().length === 4, { timeoutMs: 30_000 });
-				expect(JSON.stringify(cards().at(-1))).toContain("was cancelled");
-				const cancels = (await cloud.fake.requests()).filter((r) => r.route === "cancel");
-				expect(cancels.map((r) => r.agentId)).toEqual([agentId as string]);
-				expect(notifications(rpc.records).filter((n) => /dashboard/i.test(n.message))).toEqual([]);
-			} finally {
-				await rpc.close();
-			}
+					const hang = rpc.mark();
+					await rpc.prompt("/cursor-cloud launch Slow [[slow]]");
+					const launched = await rpc.waitFor((r) => JSON.stringify(r).includes("Launched Cursor Cloud agent"), {
+						from: hang,
+					});
+					const agentId = /bc-[0-9a-f-]+/.exec(String(launched.message))?.[0];
+					await rpc.prompt(`/cursor-cloud cancel ${agentId}`);
+					await rpc.waitFor(() => cards().length === 4, { from: start, timeoutMs: 30_000 });
+					expect(JSON.stringify(cards().at(-1))).toContain("was cancelled");
+					const cancels = (await cloud.fake.requests()).filter((r) => r.route === "cancel");
+					expect(cancels.map((r) => r.agentId)).toEqual([agentId as string]);
+					expect(notifications(records()).filter((n) => /dashboard/i.test(n.message))).toEqual([]);
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);
@@ -220,67 +234,70 @@ describe("background agents in a session", () => {
 	test(
 		"wait, artifacts (listed, downloaded inside the named folder, never overwritten without --force), send to a background agent, and show its outcome and conversation",
 		async () => {
-			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: cloud.fake.piEnv(), lifetimeMs: 120_000 });
-			const command = async (text: string, expected: string) => {
-				const from = rpc.mark();
-				await rpc.prompt(text);
-				const record = await rpc.waitFor((r) => JSON.stringify(r).includes(expected), { from, timeoutMs: 30_000 });
-				return String(record.message ?? JSON.stringify(record));
-			};
-			try {
-				const launched = await command(
-					"/cursor-cloud launch Write the report [[files]]",
-					"Launched Cursor Cloud agent",
-				);
-				const agentId = /bc-[0-9a-f-]+/.exec(launched)?.[0] as string;
-				await command(`/cursor-cloud wait ${agentId}`, "Wrote the report.");
-				expect(await command(`/cursor-cloud artifacts ${agentId}`, "Artifacts of")).toContain(
-					"reports/summary.md · 10 B",
-				);
-				const out = join(home.dir, "out");
-				await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Downloaded");
-				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
-				writeFileSync(join(out, "reports", "summary.md"), "mine");
-				expect(
-					await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Not downloaded"),
-				).toContain("--force");
-				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("mine");
-				await command(
-					`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out} --force`,
-					"Downloaded",
-				);
-				expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
-				expect(
-					await command(`/cursor-cloud artifacts ${agentId} download ../escape.md --to ${out}`, "Not downloaded"),
-				).toContain("would leave the folder");
+			await sessionPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const start = rpc.mark();
+					const command = async (text: string, expected: string) => {
+						const from = rpc.mark();
+						await rpc.prompt(text);
+						const record = await rpc.waitFor((r) => JSON.stringify(r).includes(expected), { from, timeoutMs: 30_000 });
+						return String(record.message ?? JSON.stringify(record));
+					};
+					const launched = await command(
+						"/cursor-cloud launch Write the report [[files]]",
+						"Launched Cursor Cloud agent",
+					);
+					const agentId = /bc-[0-9a-f-]+/.exec(launched)?.[0] as string;
+					await command(`/cursor-cloud wait ${agentId}`, "Wrote the report.");
+					expect(await command(`/cursor-cloud artifacts ${agentId}`, "Artifacts of")).toContain(
+						"reports/summary.md · 10 B",
+					);
+					const out = join(sessionHome.dir, "artifacts-out");
+					await command(`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`, "Downloaded");
+					expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+					writeFileSync(join(out, "reports", "summary.md"), "mine");
+					expect(
+						await command(
+							`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out}`,
+							"Not downloaded",
+						),
+					).toContain("--force");
+					expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("mine");
+					await command(
+						`/cursor-cloud artifacts ${agentId} download reports/summary.md --to ${out} --force`,
+						"Downloaded",
+					);
+					expect(readFileSync(join(out, "reports", "summary.md"), "utf8")).toBe("# Summary\n");
+					expect(
+						await command(`/cursor-cloud artifacts ${agentId} download ../escape.md --to ${out}`, "Not downloaded"),
+					).toContain("would leave the folder");
 
-				await command(`/cursor-cloud send ${agentId} Add a test as well [[more]]`, "Sent to");
-				await rpc.waitFor((r) => r.type === "message_end" && JSON.stringify(r).includes("Added the test too."), {
-					timeoutMs: 30_000,
-				});
-				const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
-				expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
+					await command(`/cursor-cloud send ${agentId} Add a test as well [[more]]`, "Sent to");
+					await rpc.waitFor((r) => r.type === "message_end" && JSON.stringify(r).includes("Added the test too."), {
+						from: start,
+						timeoutMs: 30_000,
+					});
+					const agent = (await cloud.fake.agents()).find((a) => a.id === agentId);
+					expect(agent?.runs.map((r) => r.status)).toEqual(["FINISHED", "FINISHED"]);
 
-				// show: the latest outcome, then the conversation of both runs (what was asked, what Cursor answered).
-				const shown = await command(`/cursor-cloud show ${agentId}`, "Conversation (2 runs)");
-				expect(shown).toContain(`Cursor Cloud agent ${agentId} finished`);
-				const asked = shown.indexOf("You: Write the report [[files]]");
-				const answered = shown.indexOf("Cursor: Wrote the report.");
-				const followUp = shown.indexOf("You: Add a test as well [[more]]");
-				expect(asked).toBeGreaterThan(-1);
-				expect(answered).toBeGreaterThan(asked);
-				expect(followUp).toBeGreaterThan(answered);
-				expect(shown).toContain("[shell] npm test");
-				expect(shown.indexOf("Added the test too.")).toBeGreaterThan(followUp);
-				// The final answer is the conversation's last message, not repeated above it.
-				expect(shown.match(/Added the test too\./g)).toHaveLength(1);
-				expect(leakedSecrets(shown)).toEqual([]);
-				const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
-				expect(creates).toHaveLength(1);
-			} finally {
-				await rpc.close();
-			}
+					// show: the latest outcome, then the conversation of both runs (what was asked, what Cursor answered).
+					const shown = await command(`/cursor-cloud show ${agentId}`, "Conversation (2 runs)");
+					expect(shown).toContain(`Cursor Cloud agent ${agentId} finished`);
+					const asked = shown.indexOf("You: Write the report [[files]]");
+					const answered = shown.indexOf("Cursor: Wrote the report.");
+					const followUp = shown.indexOf("You: Add a test as well [[more]]");
+					expect(asked).toBeGreaterThan(-1);
+					expect(answered).toBeGreaterThan(asked);
+					expect(followUp).toBeGreaterThan(answered);
+					expect(shown).toContain("[shell] npm test");
+					expect(shown.indexOf("Added the test too.")).toBeGreaterThan(followUp);
+					// The final answer is the conversation's last message, not repeated above it.
+					expect(shown.match(/Added the test too\./g)).toHaveLength(1);
+					expect(leakedSecrets(shown)).toEqual([]);
+					const creates = (await cloud.fake.requests()).filter((r) => r.method === "POST" && r.path === "/v1/agents");
+					expect(creates).toHaveLength(1);
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);
@@ -293,6 +310,7 @@ describe("background agents in a session", () => {
 			// Without --cursor-cloud-ack (print/RPC): the tool refuses, and nothing reaches Cursor.
 			const refusing = startRpcPi(fauxArgs, { home: homes.create(NO_RETRY), env: cloud.fake.piEnv(), extensions });
 			try {
+				await refusing.ready();
 				const from = refusing.mark();
 				await refusing.prompt("Delegate the login fix");
 				const end = await refusing.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
@@ -305,6 +323,7 @@ describe("background agents in a session", () => {
 			const home = homes.create(NO_RETRY);
 			const rpc = startRpcPi([...fauxArgs, "--cursor-cloud-ack"], { home, env: cloud.fake.piEnv(), extensions });
 			try {
+				await rpc.ready();
 				let from = rpc.mark();
 				await rpc.prompt("Delegate the login fix");
 				const started = await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
@@ -328,6 +347,7 @@ describe("background agents in a session", () => {
 				extensions,
 			});
 			try {
+				await off.ready();
 				const from = off.mark();
 				await off.prompt("Delegate the login fix");
 				const end = await off.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });

@@ -2,14 +2,14 @@
 // (REST + SSE). Choosing the runtime, the confirmation, the target, a turn, follow-ups on the same agent (RPC and a
 // restart with `-c`), abort, a cut stream, 401/409, /cursor-cloud list|archive|delete, the journal, and no key or
 // repository token anywhere.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { filesUnder, runPi, type TempHome } from "../support/pi.ts";
-import { HomeRegistry, jsonLines, leakedSecrets, NO_RETRY, type PiRecord, withOutput } from "../support/pi-turn.ts";
-import { type RpcPi, startRpcPi } from "../support/rpc.ts";
+import { HomeRegistry, leakedSecrets, NO_RETRY, type PiRecord, withOutput } from "../support/pi-turn.ts";
+import { type RpcPi, type RpcRecord, SharedRpcPi, startRpcPi, withRpcOutput } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
 const REPO = "https://github.com/acme/app";
@@ -58,6 +58,32 @@ const homes = new HomeRegistry();
 
 /** The flags of a confirmed cloud turn on REPO. */
 const CLOUD_ARGS = ["--model", MODEL, "--cursor-runtime", "cloud", "--cursor-cloud-ack", "--cursor-cloud-repo", REPO];
+
+/**
+ * Local deadlines far below a cloud run's quiet stretches: Cursor Cloud turns must outlive them (the quiet run shows
+ * it, and every other turn of the shared Pi runs under them too).
+ */
+const SHORT_LOCAL_DEADLINES = { PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "500", PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "500" };
+
+/**
+ * One RPC Pi with the flags of a confirmed cloud turn (its own home) that the tests whose subject is a cloud turn, not
+ * Pi's start, take turns on: a new Pi session (a new Cursor agent) per use.
+ */
+const cloudHome = homes.create(NO_RETRY);
+const cloudPi = new SharedRpcPi(() =>
+	startRpcPi(CLOUD_ARGS, { home: cloudHome, env: cloud.fake.piEnv(SHORT_LOCAL_DEADLINES) }),
+);
+afterAll(() => cloudPi.close());
+
+/** The messages of the `agent_end` among a turn's records. */
+const endMessages = (records: RpcRecord[]) =>
+	(records.findLast((r) => r.type === "agent_end")?.messages ?? []) as PiRecord[];
+
+/** The last message of a turn: the assistant's answer, or its error (`stopReason: "error"`, `errorMessage`). */
+const lastMessage = (records: RpcRecord[]) => endMessages(records).at(-1);
+
+/** Everything an RPC Pi wrote (records and stderr), to look for secrets in. */
+const everything = (rpc: RpcPi) => JSON.stringify(rpc.records) + rpc.stderr;
 
 /** `pi <args>` in `home`, talking to the cloud fake (`extra` on top of its environment). */
 function piIn(home: TempHome, args: string[], extra: Record<string, string | undefined> = {}) {
@@ -222,16 +248,23 @@ describe("choosing the runtime", () => {
 			}
 			const config = JSON.parse(readFileSync(join(home.agentDir, "cursor-sdk.json"), "utf8"));
 			expect(config.runtime).toBe("cloud");
-			const saved = await piIn(home, ["--model", MODEL, "-p", "/cursor-runtime"]);
-			expect(saved.stdout + saved.stderr).toContain("Cursor runtime: cloud (set by runtime in cursor-sdk.json;");
+			// A restart reads the saved default; /cursor-doctor names it and the target (a flag of that restart).
+			const restarted = startRpcPi(["--model", MODEL, "--cursor-cloud-repo", REPO], { home, env: fake.piEnv() });
+			try {
+				await withRpcOutput(restarted, async () => {
+					await restarted.ready();
+					const saved = await restarted.prompt("/cursor-runtime");
+					expect(JSON.stringify(saved.records)).toContain("Cursor runtime: cloud (set by runtime in cursor-sdk.json;");
+					const doctor = await restarted.prompt("/cursor-doctor");
+					const text = JSON.stringify(doctor.records);
+					expect(text).toContain("Runtime: cloud (set by runtime in cursor-sdk.json)");
+					expect(text).toContain(`Cursor Cloud target: ${REPO}; Cursor Cloud not confirmed yet`);
+				});
+			} finally {
+				await restarted.close();
+			}
 			const fromEnv = await piIn(home, ["--model", MODEL, "-p", "/cursor-runtime"], { PI_CURSOR_RUNTIME: "local" });
 			expect(fromEnv.stdout + fromEnv.stderr).toContain("Cursor runtime: local (set by PI_CURSOR_RUNTIME;");
-			const doctor = await piIn(home, ["--model", MODEL, "--cursor-cloud-repo", REPO, "-p", "/cursor-doctor"]);
-			withOutput(doctor, () => {
-				const text = doctor.stdout + doctor.stderr;
-				expect(text).toContain("Runtime: cloud (set by runtime in cursor-sdk.json)");
-				expect(text).toContain(`Cursor Cloud target: ${REPO}; Cursor Cloud not confirmed yet`);
-			});
 			expect(apiRequests(await fake.requests())).toEqual([]);
 		},
 		TIMEOUT_MS,
@@ -294,28 +327,36 @@ describe("a cloud session", () => {
 			expect(agentId).toMatch(/^bc-/);
 			expect(api[1]?.agentId).toBe(agentId);
 
-			const third = await piIn(home, [...CLOUD_ARGS, "-c", "-p", "Third [[answer]]"]);
-			withOutput(third, () => expect(third.code).toBe(0));
-			const afterRestart = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
-			expect(afterRestart.at(-1)).toMatchObject({ path: `/v1/agents/${agentId}/runs`, agentId });
-
-			const list = await piIn(home, [...CLOUD_ARGS, "-c", "-p", "/cursor-cloud list"]);
-			withOutput(list, () => {
-				expect(list.code).toBe(0);
-				expect(list.stdout + list.stderr).toContain(agentId);
-				expect(list.stdout + list.stderr).toContain(PR.prUrl);
-			});
 			const stranger = "bc-00000000-0000-4000-8000-000000000000";
-			const refused = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${stranger}`]);
-			withOutput(refused, () =>
-				expect(refused.stdout + refused.stderr).toContain("was not created in this Pi session"),
-			);
-			const archive = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud archive ${agentId}`]);
-			withOutput(archive, () => expect(archive.stdout + archive.stderr).toContain(`${agentId} archived.`));
-			const unconfirmed = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId}`]);
-			withOutput(unconfirmed, () => expect(unconfirmed.stdout + unconfirmed.stderr).toContain("--yes"));
-			const del = await piIn(home, [...CLOUD_ARGS, "-c", "-p", `/cursor-cloud delete ${agentId} --yes`]);
-			withOutput(del, () => expect(del.stdout + del.stderr).toContain(`${agentId} deleted.`));
+			// A restart with -c: the third prompt goes to the same agent, and /cursor-cloud manages only recorded agents.
+			const restarted = startRpcPi([...CLOUD_ARGS, "-c"], { home, env: fake.piEnv() });
+			const shown = (records: RpcRecord[]) => JSON.stringify(records);
+			try {
+				await withRpcOutput(restarted, async () => {
+					await restarted.ready();
+					const third = lastMessage(await restarted.turn("Third [[answer]]"));
+					expect(third?.stopReason).toBe("stop");
+					expect(JSON.stringify(third?.content)).toContain("Fixed the login.");
+					const afterRestart = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
+					expect(afterRestart.at(-1)).toMatchObject({ path: `/v1/agents/${agentId}/runs`, agentId });
+
+					const listed = await restarted.prompt("/cursor-cloud list");
+					const list = listed.records;
+					expect(listed.response.success).toBe(true);
+					expect(shown(list)).toContain(agentId);
+					expect(shown(list)).toContain(PR.prUrl);
+					const refused = await restarted.prompt(`/cursor-cloud archive ${stranger}`);
+					expect(shown(refused.records)).toContain("was not created in this Pi session");
+					const archive = await restarted.prompt(`/cursor-cloud archive ${agentId}`);
+					expect(shown(archive.records)).toContain(`${agentId} archived.`);
+					const unconfirmed = await restarted.prompt(`/cursor-cloud delete ${agentId}`);
+					expect(shown(unconfirmed.records)).toContain("--yes");
+					const del = await restarted.prompt(`/cursor-cloud delete ${agentId} --yes`);
+					expect(shown(del.records)).toContain(`${agentId} deleted.`);
+				});
+			} finally {
+				await restarted.close();
+			}
 			const mutations = apiRequests(await fake.requests()).filter((r) => r.method !== "GET" && r.agentId !== undefined);
 			expect(mutations.map((r) => `${r.method} ${r.path}`).filter((p) => !p.includes("/runs"))).toEqual([
 				`POST /v1/agents/${agentId}/archive`,
@@ -330,7 +371,7 @@ describe("a cloud session", () => {
 				{ type: "intent", op: "delete", agentId },
 				{ type: "mutation", op: "delete", agentId, outcome: "done" },
 			]);
-			expectNoSecrets(home, list.stdout + list.stderr);
+			expectNoSecrets(home, everything(restarted));
 		},
 		TIMEOUT_MS,
 	);
@@ -338,29 +379,32 @@ describe("a cloud session", () => {
 
 describe("what a cloud turn shows", () => {
 	test(
-		"JSON mode: Cursor's cloud tool call is a display-only bash card between the text, then the answer and the branch; print mode traces it on stderr and keeps the answer one block",
+		"JSON events: Cursor's cloud tool call is a display-only bash card between the text, then the answer and the branch; print mode traces it on stderr and keeps the answer one block",
 		async () => {
 			const { fake } = cloud;
-			const home = homes.create(NO_RETRY);
-			const json = await piIn(home, [...CLOUD_ARGS, "--mode", "json", "Run the tests [[tool]]"]);
-			withOutput(json, () => expect(json.code).toBe(0));
-			const end = jsonLines(json.stdout).find((r) => r.type === "agent_end");
-			const messages = end?.messages as PiRecord[];
-			const calls = messages
-				.flatMap((m) => (m.role === "assistant" ? m.content : []))
-				.filter((c: PiRecord) => c.type === "toolCall");
-			expect(calls).toHaveLength(1);
-			expect(calls[0]).toMatchObject({ name: "bash", arguments: { command: "npm test" } });
-			const result = messages.find((m) => m.role === "toolResult");
-			expect(JSON.stringify(result?.content)).toContain("42 passing");
-			const last = messages.at(-1);
-			expect(last?.role).toBe("assistant");
-			expect(JSON.stringify(last?.content)).toContain("All green.");
-			expect(JSON.stringify(last?.content)).toContain(PR.prUrl);
-			// Nothing ran here: one send, one run, and the workspace has no trace of npm.
-			const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
-			expect(api).toHaveLength(1);
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const turn = await rpc.turn("Run the tests [[tool]]");
+					const messages = endMessages(turn);
+					const calls = messages
+						.flatMap((m) => (m.role === "assistant" ? m.content : []))
+						.filter((c: PiRecord) => c.type === "toolCall");
+					expect(calls).toHaveLength(1);
+					expect(calls[0]).toMatchObject({ name: "bash", arguments: { command: "npm test" } });
+					const result = messages.find((m) => m.role === "toolResult");
+					expect(JSON.stringify(result?.content)).toContain("42 passing");
+					const last = messages.at(-1);
+					expect(last?.role).toBe("assistant");
+					expect(last?.stopReason).toBe("stop");
+					expect(JSON.stringify(last?.content)).toContain("All green.");
+					expect(JSON.stringify(last?.content)).toContain(PR.prUrl);
+					// Nothing ran here: one send, one run, and the workspace has no trace of npm.
+					const api = apiRequests(await fake.requests()).filter((r) => r.method === "POST");
+					expect(api).toHaveLength(1);
+				}),
+			);
 
+			const home = homes.create(NO_RETRY);
 			const print = await piIn(home, [...CLOUD_ARGS, "-p", "Run the tests [[tool]]"]);
 			withOutput(print, () => {
 				expect(print.code).toBe(0);
@@ -376,24 +420,24 @@ describe("what a cloud turn shows", () => {
 	test(
 		"an answer only the run's result carries is shown; an estimated usage without turn-ended; a quiet run outlives the local deadlines",
 		async () => {
-			const home = homes.create(NO_RETRY);
-			const result = await piIn(home, [...CLOUD_ARGS, "--mode", "json", "Answer [[result-only]]"]);
-			withOutput(result, () => expect(result.code).toBe(0));
-			const last = jsonLines(result.stdout)
-				.find((r) => r.type === "agent_end")
-				?.messages?.at(-1);
-			expect(JSON.stringify(last?.content)).toContain("Only in the result.");
-			// No turn-ended usage: Pi gets an estimate from the prompt (never zeros, which would blind its context meter).
-			expect(last?.usage?.input).toBeGreaterThan(100);
-			expect(last?.usage).toMatchObject({ cacheRead: 0, totalTokens: last?.usage?.input + last?.usage?.output });
-			const quiet = await piIn(home, [...CLOUD_ARGS, "-p", "Slow [[quiet]]"], {
-				PI_CURSOR_FIRST_RESPONSE_TIMEOUT_MS: "500",
-				PI_CURSOR_STREAM_IDLE_TIMEOUT_MS: "500",
-			});
-			withOutput(quiet, () => {
-				expect(quiet.code).toBe(0);
-				expect(quiet.stdout).toContain("Started. Done after a quiet stretch.");
-			});
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const last = lastMessage(await rpc.turn("Answer [[result-only]]"));
+					expect(last?.stopReason).toBe("stop");
+					expect(JSON.stringify(last?.content)).toContain("Only in the result.");
+					// No turn-ended usage: Pi gets an estimate from the prompt (never zeros, which would blind its context meter).
+					expect(last?.usage?.input).toBeGreaterThan(100);
+					expect(last?.usage).toMatchObject({ cacheRead: 0, totalTokens: last?.usage?.input + last?.usage?.output });
+				}),
+			);
+			// The shared Pi runs with 500 ms first-response and idle deadlines; the run is quiet for 2.5 s.
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const quiet = lastMessage(await rpc.turn("Slow [[quiet]]"));
+					expect(quiet?.stopReason).toBe("stop");
+					expect(JSON.stringify(quiet?.content)).toContain("Started. Done after a quiet stretch.");
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);
@@ -404,40 +448,22 @@ describe("faults", () => {
 		"abort mid-stream: the fake gets the cancel within a second and the turn ends aborted",
 		async () => {
 			const { fake } = cloud;
-			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi(CLOUD_ARGS, { home, env: fake.piEnv() });
-			try {
-				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
-				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
-				const abortedAt = Date.now();
-				rpc.write({ type: "abort" });
-				const log = await fake.waitForRequests((l) => l.some((r) => r.path.endsWith("/cancel")), 5_000);
-				const cancel = log.find((r) => r.path.endsWith("/cancel"));
-				expect((cancel?.at ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(1_000);
-				const end = await rpc.waitFor((r) => r.type === "agent_end");
-				expect(JSON.stringify(end)).toContain('"stopReason":"aborted"');
-			} finally {
-				await rpc.close();
-			}
-		},
-		TIMEOUT_MS,
-	);
-
-	test(
-		"closing stdin or SIGTERM during a cloud run still ends Pi at once",
-		async () => {
-			const { fake } = cloud;
-			for (const how of ["stdin", "SIGTERM"] as const) {
-				const home = homes.create(NO_RETRY);
-				const rpc = startRpcPi(CLOUD_ARGS, { home, env: fake.piEnv() });
-				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
-				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"));
-				const started = Date.now();
-				if (how === "SIGTERM") process.kill(rpc.pid as number, "SIGTERM");
-				const exit = await rpc.close(10_000);
-				expect({ how, fast: Date.now() - started < 5_000 }).toEqual({ how, fast: true });
-				expect(exit.signal).toBeNull();
-			}
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const from = rpc.mark();
+					rpc.write({ type: "prompt", message: "Long job [[hang]]" });
+					await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"), {
+						from,
+					});
+					const abortedAt = Date.now();
+					rpc.write({ type: "abort" });
+					const log = await fake.waitForRequests((l) => l.some((r) => r.path.endsWith("/cancel")), 5_000);
+					const cancel = log.find((r) => r.path.endsWith("/cancel"));
+					expect((cancel?.at ?? Number.POSITIVE_INFINITY) - abortedAt).toBeLessThan(1_000);
+					const end = await rpc.waitFor((r) => r.type === "agent_end", { from });
+					expect(JSON.stringify(end)).toContain('"stopReason":"aborted"');
+				}),
+			);
 		},
 		TIMEOUT_MS,
 	);
@@ -446,13 +472,15 @@ describe("faults", () => {
 		"a stream cut after a few events: the answer is complete and no text appears twice",
 		async () => {
 			const { fake } = cloud;
-			const home = homes.create(NO_RETRY);
-			const result = await piIn(home, [...CLOUD_ARGS, "--mode", "json", "Count [[cut]]"]);
-			withOutput(result, () => expect(result.code).toBe(0));
-			const end = jsonLines(result.stdout).find((r) => r.type === "agent_end");
-			const text = JSON.stringify(end?.messages?.at(-1)?.content);
-			expect(text).toContain("one two three");
-			expect(text.split("one ").length).toBe(2);
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					const last = lastMessage(await rpc.turn("Count [[cut]]"));
+					expect(last?.stopReason).toBe("stop");
+					const text = JSON.stringify(last?.content);
+					expect(text).toContain("one two three");
+					expect(text.split("one ").length).toBe(2);
+				}),
+			);
 			const streams = (await fake.requests()).filter((r) => r.path.endsWith("/stream"));
 			expect(streams.length).toBeGreaterThanOrEqual(2);
 			expect(streams.at(-1)?.lastEventId).toBeDefined();
@@ -464,33 +492,59 @@ describe("faults", () => {
 		"401, 409, 429 and 5xx end the turn with Cursor's reason, classified like local errors; the key appears nowhere",
 		async () => {
 			const { fake } = cloud;
-			const home = homes.create(NO_RETRY);
-			await fake.setFaults({ create: { status: 401, code: "unauthorized", message: "bad key", times: 1 } });
-			const rejected = await piIn(home, [...CLOUD_ARGS, "-p", "hello [[answer]]"]);
-			withOutput(rejected, () => {
-				expect(rejected.code).not.toBe(0);
-				expect(rejected.stdout + rejected.stderr).toMatch(/API key/i);
-			});
-			const first = await piIn(home, [...CLOUD_ARGS, "-p", "hello [[answer]]"]);
-			withOutput(first, () => expect(first.code).toBe(0));
-			await fake.setFaults({ followup: { status: 409, code: "agent_busy", message: "Agent is busy", times: 1 } });
-			const busy = await piIn(home, [...CLOUD_ARGS, "-c", "-p", "again [[answer]]"]);
-			withOutput(busy, () => {
-				expect(busy.code).not.toBe(0);
-				expect(busy.stdout + busy.stderr).toMatch(/still busy/i);
-			});
-			for (const [status, code, pattern] of [
-				[429, "rate_limited", /rate limit/i],
-				[503, "unavailable", /network error/i],
-			] as const) {
-				await fake.setFaults({ create: { status, code, message: "try later", times: 1 } });
-				const failed = await piIn(home, [...CLOUD_ARGS, "-p", "hello [[answer]]"]);
-				withOutput(failed, () => {
-					expect(failed.code).not.toBe(0);
-					expect(failed.stdout + failed.stderr).toMatch(pattern);
-				});
-			}
-			expectNoSecrets(home, rejected.stdout + rejected.stderr + busy.stdout + busy.stderr);
+			/** A turn that ends in an error whose message matches `pattern` (print mode's non-zero exit). */
+			const failedTurn = async (rpc: RpcPi, message: string, pattern: RegExp) => {
+				const last = lastMessage(await rpc.turn(message));
+				expect(last?.stopReason).toBe("error");
+				expect(String(last?.errorMessage)).toMatch(pattern);
+			};
+			const newSession = async (rpc: RpcPi) => {
+				const { response } = await rpc.send({ type: "new_session" });
+				expect(response.success).toBe(true);
+			};
+			await cloudPi.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					await fake.setFaults({ create: { status: 401, code: "unauthorized", message: "bad key", times: 1 } });
+					await failedTurn(rpc, "hello [[answer]]", /API key/i);
+					await newSession(rpc);
+					const first = lastMessage(await rpc.turn("hello [[answer]]"));
+					expect(first?.stopReason).toBe("stop");
+					// A follow-up on the same agent (same Pi session) while Cursor says it is busy.
+					await fake.setFaults({ followup: { status: 409, code: "agent_busy", message: "Agent is busy", times: 1 } });
+					await failedTurn(rpc, "again [[answer]]", /still busy/i);
+					for (const [status, code, pattern] of [
+						[429, "rate_limited", /rate limit/i],
+						[503, "unavailable", /network error/i],
+					] as const) {
+						await newSession(rpc);
+						await fake.setFaults({ create: { status, code, message: "try later", times: 1 } });
+						await failedTurn(rpc, "hello [[answer]]", pattern);
+					}
+					expectNoSecrets(cloudHome, everything(rpc));
+				}),
+			);
+		},
+		TIMEOUT_MS,
+	);
+
+	// Last in the file: its stdin case ends the shared Pi (a Pi that has run cloud turns in several sessions).
+	test(
+		"closing stdin or SIGTERM during a cloud run still ends Pi at once",
+		async () => {
+			const { fake } = cloud;
+			const endsAtOnce = async (rpc: RpcPi, how: "stdin" | "SIGTERM") => {
+				await rpc.ready();
+				const from = rpc.mark();
+				rpc.write({ type: "prompt", message: "Long job [[hang]]" });
+				await rpc.waitFor((r) => r.type === "message_update" && JSON.stringify(r).includes("Working on it"), { from });
+				const started = Date.now();
+				if (how === "SIGTERM") process.kill(rpc.pid as number, "SIGTERM");
+				const exit = await rpc.close(10_000);
+				expect({ how, fast: Date.now() - started < 5_000 }).toEqual({ how, fast: true });
+				expect(exit.signal).toBeNull();
+			};
+			await cloudPi.use((rpc) => endsAtOnce(rpc, "stdin"));
+			await endsAtOnce(startRpcPi(CLOUD_ARGS, { home: homes.create(NO_RETRY), env: fake.piEnv() }), "SIGTERM");
 		},
 		TIMEOUT_MS,
 	);

@@ -2,11 +2,11 @@
 // @cursor/sdk against the cloud fake: a repository URL that would resolve into another repository and starting refs
 // that are not branches are refused before any request, never echoed; `refs/heads/x` starts from `x`; and
 // `--cursor-fast` sends no fast on a cloud turn, as the footer's `fast:n/a` says.
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { cloudFakeForFile, type RequestLogEntry, type Scenario } from "../support/cloud-fake/client.ts";
 import { runPi, type TempHome } from "../support/pi.ts";
 import { HomeRegistry, NO_RETRY, withOutput } from "../support/pi-turn.ts";
-import { startRpcPi } from "../support/rpc.ts";
+import { type RpcRecord, SharedRpcPi, startRpcPi, withRpcOutput } from "../support/rpc.ts";
 
 const TIMEOUT_MS = 120_000;
 const REPO = "https://github.com/acme/app";
@@ -26,6 +26,22 @@ const CLOUD_ARGS = ["--model", MODEL, "--cursor-runtime", "cloud", "--cursor-clo
 function piIn(home: TempHome, args: string[]) {
 	return runPi(args, { home, env: cloud.fake.piEnv() });
 }
+
+/**
+ * One RPC Pi that the tests of a cloud turn's target take turns on (a new Pi session, so a new agent, each): a
+ * repository named with `.git`, `refs/heads/dev` as the starting branch, and `--cursor-fast`.
+ */
+const targeted = new SharedRpcPi(() =>
+	startRpcPi(
+		[...CLOUD_ARGS, "--cursor-cloud-repo", `${REPO}.git`, "--cursor-cloud-branch", "refs/heads/dev", "--cursor-fast"],
+		{ home: homes.create(NO_RETRY), env: cloud.fake.piEnv() },
+	),
+);
+afterAll(() => targeted.close());
+
+/** The last message of a turn (the answer, or `stopReason: "error"` with its `errorMessage`). */
+const lastMessage = (records: RpcRecord[]) =>
+	(records.findLast((r) => r.type === "agent_end")?.messages as { stopReason?: string }[] | undefined)?.at(-1);
 
 const creates = (log: RequestLogEntry[]) => log.filter((r) => r.method === "POST" && r.path === "/v1/agents");
 
@@ -62,10 +78,11 @@ describe("the repository and starting branch of a cloud agent", () => {
 	test(
 		"refs/heads/<branch> starts the agent from <branch> on the named repository",
 		async () => {
-			const home = homes.create(NO_RETRY);
-			const args = [...CLOUD_ARGS, "--cursor-cloud-repo", `${REPO}.git`, "--cursor-cloud-branch", "refs/heads/dev"];
-			const result = await piIn(home, [...args, "-p", "hello [[answer]]"]);
-			withOutput(result, () => expect(result.code).toBe(0));
+			await targeted.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					expect(lastMessage(await rpc.turn("hello [[answer]]"))?.stopReason).toBe("stop");
+				}),
+			);
 			const sent = creates(await cloud.fake.requests());
 			expect(sent).toHaveLength(1);
 			expect(sent[0]?.body).toMatchObject({ repos: [{ url: REPO, startingRef: "dev" }] });
@@ -78,20 +95,12 @@ describe("fast on a cloud turn", () => {
 	test(
 		"--cursor-fast: the footer says fast:n/a and the agent's model carries no fast parameter",
 		async () => {
-			const home = homes.create(NO_RETRY);
-			const rpc = startRpcPi([...CLOUD_ARGS, "--cursor-cloud-repo", REPO, "--cursor-fast"], {
-				home,
-				env: cloud.fake.piEnv(),
-			});
-			try {
-				await rpc.ready();
-				expect(rpc.status()).toBe("cursor:cloud · fast:n/a");
-				const from = rpc.mark();
-				await rpc.prompt("hello [[answer]]");
-				await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
-			} finally {
-				await rpc.close();
-			}
+			await targeted.use((rpc) =>
+				withRpcOutput(rpc, async () => {
+					expect(rpc.status()).toBe("cursor:cloud · fast:n/a");
+					expect(lastMessage(await rpc.turn("hello [[answer]]"))?.stopReason).toBe("stop");
+				}),
+			);
 			const sent = creates(await cloud.fake.requests());
 			expect(sent).toHaveLength(1);
 			const body = sent[0]?.body as { model?: { id?: string; params?: { id: string }[] } } | undefined;

@@ -353,6 +353,18 @@ export function statuses(records: readonly RpcRecord[], key = "cursor"): (string
 		.map((r) => r.statusText as string | undefined);
 }
 
+/** Runs `body`; a failure (an assertion too) carries `pi`'s captured output ({@link RpcPi.describe}). */
+export async function withRpcOutput<T>(pi: RpcPi, body: () => Promise<T>): Promise<T> {
+	try {
+		return await body();
+	} catch (error) {
+		if (error instanceof Error && !error.message.includes(`--- pi ${pi.args.join(" ")}`)) {
+			error.message += `\n${pi.describe()}`;
+		}
+		throw error;
+	}
+}
+
 /**
  * `http://127.0.0.1:<port>` of a loopback port nobody listens on (connections are refused). Pass it as
  * CURSOR_BACKEND_URL to runs that must never reach a real Cursor backend, or to provoke a network failure.
