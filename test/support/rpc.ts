@@ -313,16 +313,6 @@ export function startRpcPi(args: string[], options: RpcOptions): RpcPi {
 	return new RpcPi(args, options);
 }
 
-/** Adds the RPC Pi's records and stderr to an assertion failure. */
-export function withRpcOutput(pi: RpcPi, assertions: () => void): void {
-	try {
-		assertions();
-	} catch (error) {
-		if (error instanceof Error) error.message += `\n${pi.describe()}`;
-		throw error;
-	}
-}
-
 /** Predicate: an `extension_ui_request` notify whose message matches. */
 export function isNotify(match: RegExp | string, notifyType?: UiRequest["notifyType"]) {
 	return (record: RpcRecord): boolean => {
@@ -353,15 +343,27 @@ export function statuses(records: readonly RpcRecord[], key = "cursor"): (string
 		.map((r) => r.statusText as string | undefined);
 }
 
-/** Runs `body`; a failure (an assertion too) carries `pi`'s captured output ({@link RpcPi.describe}). */
-export async function withRpcOutput<T>(pi: RpcPi, body: () => Promise<T>): Promise<T> {
-	try {
-		return await body();
-	} catch (error) {
+/**
+ * Runs `body` (assertions, sync or async) and adds the RPC Pi's records and stderr to what it throws, once: a
+ * failing test shows the Pi's captured output.
+ */
+export function withRpcOutput<T>(pi: RpcPi, body: () => T): T {
+	const annotated = (error: unknown) => {
 		if (error instanceof Error && !error.message.includes(`--- pi ${pi.args.join(" ")}`)) {
 			error.message += `\n${pi.describe()}`;
 		}
-		throw error;
+		return error;
+	};
+	try {
+		const result = body();
+		if (result instanceof Promise) {
+			return result.catch((error) => {
+				throw annotated(error);
+			}) as T;
+		}
+		return result;
+	} catch (error) {
+		throw annotated(error);
 	}
 }
 
