@@ -6,11 +6,11 @@
 // session's default or first Cursor model. An explicit `--model` is the user's choice and stays. Only the npm
 // hosts: the preload needs Node's --import.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeBackend, loadCapturedCatalog, REPO_ROOT, startFakeBackend } from "../support/fake-backend/client.ts";
-import { type PiHost, type PiResult, piHosts, type RunPiOptions, runPi, type TempHome } from "../support/pi.ts";
-import { notifications, type RpcOptions, rpcSuite } from "../support/rpc.ts";
+import { piHosts, runPi } from "../support/pi.ts";
+import { notifications, rpcSuite } from "../support/rpc.ts";
 
 const KEY = "key_test_restore_5t6y7u";
 const RACE_PRELOAD = join(REPO_ROOT, "test", "fixtures", "pi-refresh-race.mjs");
@@ -38,58 +38,25 @@ async function modelsFor(prompt: string): Promise<(string | null)[]> {
 }
 
 const npmHosts = piHosts().filter((h) => h.name.startsWith("npm"));
-const DEFAULT_SETTINGS = { defaultProvider: "cursor", defaultModel: "grok-4.6" } as const;
-
-/** `pi <args>` to its exit, in one of the file's Pi slots (each start costs seconds of CPU). */
-const run = (args: string[], options: RunPiOptions) => suite.limit(() => runPi(args, options));
-
-/** An RPC Pi started in one of the file's Pi slots, and its state once it is ready. */
-const startReady = (args: string[], options: RpcOptions) =>
-	suite.limit(async () => {
-		const pi = suite.start(args, { ...options, lifetimeMs: 90_000 });
-		return { pi, state: await pi.ready(60_000) };
-	});
-
-/**
- * Per host, a home whose settings name a default Cursor model, and two new sessions in it: a calm one (no race; it
- * also records the session the resume test below resumes: the settings' default model, thinking level low, in
- * `sessions`) and a raced one. Both tests of the host use them: a Pi start costs seconds of CPU.
- */
-const defaultTag = (host: PiHost) => `${host.name} default`.replaceAll(" ", "-");
-const withDefault = new Map<string, Promise<{ home: TempHome; sessions: string; calm: PiResult; raced: PiResult }>>();
-function defaultModelStarts(host: PiHost) {
-	let started = withDefault.get(host.name);
-	if (!started) {
-		started = (async () => {
-			const home = suite.home(DEFAULT_SETTINGS);
-			const sessions = join(home.dir, "sessions");
-			const tag = defaultTag(host);
-			const calmArgs = ["-p", "--thinking", "low", "--session-dir", sessions, `calm ${tag}`];
-			const calm = await run(calmArgs, { home, host, env: cursorEnv() });
-			const raced = await run(["-p", `raced ${tag}`], { home, host, env: cursorEnv(true) });
-			return { home, sessions, calm, raced };
-		})();
-		withDefault.set(host.name, started);
-	}
-	return started;
-}
 
 describe.concurrent("a resumed Cursor session whose model Pi's start-up race lost", () => {
 	for (const host of npmHosts) {
 		test(`${host.name}: the recorded model and thinking level come back; an explicit --model stays`, async () => {
-			const raced = cursorEnv(true);
+			const home = suite.home();
+			const sessions = join(home.dir, "sessions");
+			const [env, raced] = [cursorEnv(), cursorEnv(true)];
 			const tag = host.name.replaceAll(" ", "-");
 
-			// The session a calm start recorded on the settings' default model, grok-4.6, with thinking level low.
-			// Without that default from now on, a new session would start on another model.
-			const { home, sessions, calm } = await defaultModelStarts(host);
-			expect(calm.code).toBe(0);
-			expect(await modelsFor(`calm ${defaultTag(host)}`)).toEqual(["grok-4.6"]);
-			rmSync(join(home.agentDir, "settings.json"));
+			const first = await runPi(
+				["-p", "--model", "cursor/grok-4.6", "--thinking", "low", "--session-dir", sessions, `first ${tag}`],
+				{ home, host, env },
+			);
+			expect(first.code).toBe(0);
 			const file = join(sessions, readdirSync(sessions).find((f) => f.endsWith(".jsonl")) ?? "");
 
 			// RPC: the model, its thinking level and one notice explaining it; the next prompt goes to that model.
-			const { pi, state } = await startReady(["--session", file], { home, host, env: raced });
+			const pi = suite.start(["--session", file], { home, host, env: raced, lifetimeMs: 90_000 });
+			const state = await pi.ready(60_000);
 			expect(pi.stderr).toContain("[[race]] held");
 			const model = state.model as { provider: string; id: string };
 			expect({ provider: model.provider, id: model.id, thinking: state.thinkingLevel }).toEqual({
@@ -105,7 +72,7 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 			expect(await modelsFor(`second ${tag}`)).toEqual(["grok-4.6"]);
 
 			// Print mode: the prompt is answered instead of failing for want of a model.
-			const printed = await run(["-p", "--session", file, `third ${tag}`], { home, host, env: raced });
+			const printed = await runPi(["-p", "--session", file, `third ${tag}`], { home, host, env: raced });
 			expect(printed.stderr).toContain("[[race]] held");
 			expect({ code: printed.code, stdout: printed.stdout.trim() }).toEqual({
 				code: 0,
@@ -114,9 +81,13 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 			expect(await modelsFor(`third ${tag}`)).toEqual(["grok-4.6"]);
 
 			// The user's explicit --model on resume wins over the recorded one, without a notice.
-			const started = await startReady(["--session", file, "--model", "cursor/gpt-5.5"], { home, host, env: raced });
-			const chosen = started.pi;
-			expect(started.state.model).toMatchObject({
+			const chosen = suite.start(["--session", file, "--model", "cursor/gpt-5.5"], {
+				home,
+				host,
+				env: raced,
+				lifetimeMs: 90_000,
+			});
+			expect((await chosen.ready(60_000)).model).toMatchObject({
 				provider: "cursor",
 				id: expect.stringMatching(/^gpt-5\.5/),
 			});
@@ -133,35 +104,26 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 
 describe.concurrent("a new session that Pi's start-up race left without a model", () => {
 	for (const host of npmHosts) {
-		test(`${host.name}, the settings' default Cursor model: the same model as without the race`, async () => {
-			const { calm, raced } = await defaultModelStarts(host);
-			const tag = defaultTag(host);
-			expect(raced.stderr).toContain("[[race]] held");
-			expect([calm.code, calm.stdout.trim(), raced.code, raced.stdout.trim()]).toEqual([
-				0,
-				"Hello from fake backend",
-				0,
-				"Hello from fake backend",
-			]);
-			const [model] = await modelsFor(`calm ${tag}`);
-			expect(model).toBe(DEFAULT_SETTINGS.defaultModel);
-			expect(await modelsFor(`raced ${tag}`)).toEqual([model ?? "none"]);
-		}, 120_000);
-
-		test(`${host.name}, no default: the first Cursor model: the same model as without the race`, async () => {
-			const home = suite.home();
-			const tag = `${host.name} no-default`.replaceAll(" ", "-");
-			const calm = await run(["-p", `calm ${tag}`], { home, host, env: cursorEnv() });
-			const raced = await run(["-p", `raced ${tag}`], { home, host, env: cursorEnv(true) });
-			expect(raced.stderr).toContain("[[race]] held");
-			expect([calm.code, calm.stdout.trim(), raced.code, raced.stdout.trim()]).toEqual([
-				0,
-				"Hello from fake backend",
-				0,
-				"Hello from fake backend",
-			]);
-			const [model] = await modelsFor(`calm ${tag}`);
-			expect(await modelsFor(`raced ${tag}`)).toEqual([model ?? "none"]);
-		}, 120_000);
+		for (const [name, settings] of [
+			["the settings' default Cursor model", { defaultProvider: "cursor", defaultModel: "grok-4.6" }],
+			["no default: the first Cursor model", {}],
+		] as const) {
+			test(`${host.name}, ${name}: the same model as without the race`, async () => {
+				const home = suite.home(settings);
+				const tag = `${host.name} ${name}`.replaceAll(" ", "-");
+				const calm = await runPi(["-p", `calm ${tag}`], { home, host, env: cursorEnv() });
+				const raced = await runPi(["-p", `raced ${tag}`], { home, host, env: cursorEnv(true) });
+				expect(raced.stderr).toContain("[[race]] held");
+				expect([calm.code, calm.stdout.trim(), raced.code, raced.stdout.trim()]).toEqual([
+					0,
+					"Hello from fake backend",
+					0,
+					"Hello from fake backend",
+				]);
+				const [model] = await modelsFor(`calm ${tag}`);
+				if ("defaultModel" in settings) expect(model).toBe(settings.defaultModel);
+				expect(await modelsFor(`raced ${tag}`)).toEqual([model ?? "none"]);
+			}, 120_000);
+		}
 	}
 });
