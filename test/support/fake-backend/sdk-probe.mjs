@@ -4,6 +4,9 @@
 // Config (all optional):
 //   { apiKey, model: {id, params}, cwd, local: {…extra LocalAgentOptions}, agent: {…extra AgentOptions},
 //     sends: [{ message: "text" | {text, images}, mode, model, cancelAfterMs, cancelOnDelta: "<delta type>" }],
+//     agents: [{ agent: {…AgentOptions}, sends: […] }]   (more agents, one after another, after the first; their
+//                                                          sends are numbered on from the first agent's),
+//     times: true   (each event gets `ms`, milliseconds since the probe started),
 //     customTools: { <name>: { description, inputSchema, reply: "<prefix>" | throws: "<message>" } },
 //     getUsage: true, me: true, listModels: true,
 //     preload: ["<absolute path of a module imported before the SDK>", …] }
@@ -14,7 +17,9 @@ import { pathToFileURL } from "node:url";
 
 const config = JSON.parse(process.argv[2] ?? process.env.FAKE_PROBE_CONFIG ?? "{}");
 
-const out = (event) => process.stdout.write(`${JSON.stringify(event)}\n`);
+const startedAt = Date.now();
+const out = (event) =>
+	process.stdout.write(`${JSON.stringify(config.times ? { ...event, ms: Date.now() - startedAt } : event)}\n`);
 const describeError = (error) => ({
 	name: error?.name,
 	message: error?.message ?? String(error),
@@ -46,7 +51,8 @@ async function main() {
 		}
 	}
 	const sends = config.sends ?? [];
-	if (sends.length === 0 && !config.getUsage) return;
+	const more = config.agents ?? [];
+	if (sends.length === 0 && !config.getUsage && more.length === 0) return;
 
 	const customTools = {};
 	for (const [name, spec] of Object.entries(config.customTools ?? {})) {
@@ -61,12 +67,24 @@ async function main() {
 		};
 	}
 
+	let offset = 0;
+	for (const [agentOptions, agentSends, getUsage] of [
+		[config.agent, sends, config.getUsage],
+		...more.map((entry) => [entry.agent, entry.sends ?? [], false]),
+	]) {
+		await runAgent(Agent, apiKey, customTools, agentOptions, agentSends, offset, getUsage);
+		offset += agentSends.length;
+	}
+}
+
+/** Creates one agent, runs its sends (numbered from `offset`), then disposes of it. */
+async function runAgent(Agent, apiKey, customTools, agentOptions, sends, offset, getUsage) {
 	let agent;
 	try {
 		agent = await Agent.create({
 			apiKey,
 			model: config.model ?? { id: "fake-model" },
-			...(config.agent ?? {}),
+			...(agentOptions ?? {}),
 			local: {
 				cwd: config.cwd ?? process.cwd(),
 				settingSources: [],
@@ -81,7 +99,8 @@ async function main() {
 	}
 	out({ event: "created", agentId: agent.agentId });
 
-	for (const [index, send] of sends.entries()) {
+	for (const [position, send] of sends.entries()) {
+		const index = offset + position;
 		let run;
 		let cancelled = false;
 		const cancel = () => {
@@ -117,7 +136,7 @@ async function main() {
 		}
 	}
 
-	if (config.getUsage) {
+	if (getUsage) {
 		try {
 			out({ event: "usage", usage: await agent.getUsage() });
 		} catch (error) {
