@@ -67,7 +67,7 @@ for (const [flag, { home, pi }] of Object.entries(safetyPis)) {
 		`${flag}: Cursor calls a Pi tool in process, Pi runs it and its result reaches Cursor in the same run; built-ins are not offered and a notice says why`,
 		() =>
 			pi.use(async (rpc) => {
-				const records = (await rpc.turn(`[[safety:echo]] ${flag}`)) as PiRecord[];
+				const records = (await rpc.turn(`[[safety:echo]] ${flag}`, { timeoutMs: 60_000 })) as PiRecord[];
 				const start = records.find((r) => r.type === "tool_execution_start");
 				const end = records.find((r) => r.type === "tool_execution_end");
 				const runs = (await suite.backend.runs()).filter((r) => r.userText?.includes(`[[safety:echo]] ${flag}`));
@@ -182,7 +182,7 @@ suite.test(
 	"/cursor-tools and /cursor-doctor under --cursor-sandbox say how Cursor reaches Pi's tools and what it means",
 	() =>
 		safetyPis["--cursor-sandbox"]?.pi.use(async (rpc) => {
-			const tools = await rpc.prompt("/cursor-tools");
+			const tools = await rpc.prompt("/cursor-tools", { timeoutMs: 60_000 });
 			const doctor = await rpc.prompt("/cursor-doctor", { timeoutMs: 60_000 });
 			const toolsText = notifications(tools.records)
 				.map((n) => n.message)

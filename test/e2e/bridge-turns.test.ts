@@ -69,7 +69,7 @@ suite.test(
 	"Cursor calls a Pi extension's tool as pi__echo_tool: Pi runs it once, the result returns into the same run",
 	() =>
 		pi.use(async (rpc) => {
-			const records = (await rpc.turn("[[bridge:echo]] use the tool")) as PiRecord[];
+			const records = (await rpc.turn("[[bridge:echo]] use the tool", { timeoutMs: 60_000 })) as PiRecord[];
 			const start = records.find((r) => r.type === "tool_execution_start");
 			const end = records.find((r) => r.type === "tool_execution_end");
 			const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
@@ -145,7 +145,7 @@ suite.test(
 	() =>
 		pi.use(async (rpc) => {
 			const from = rpc.mark();
-			const { response } = await rpc.prompt("[[bridge:hold]] hold on");
+			const { response } = await rpc.prompt("[[bridge:hold]] hold on", { timeoutMs: 60_000 });
 			await rpc.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "slow_tool", {
 				from,
 				timeoutMs: 60_000,
@@ -189,7 +189,7 @@ suite.test(
 	() =>
 		pi.use(async (rpc) => {
 			const from = rpc.mark();
-			const { response } = await rpc.prompt("[[bridge:ask]] ask me");
+			const { response } = await rpc.prompt("[[bridge:ask]] ask me", { timeoutMs: 60_000 });
 			const dialog = await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "select", {
 				from,
 				timeoutMs: 60_000,
@@ -208,7 +208,7 @@ suite.test(
 
 suite.test("with a Pi skill loaded, Cursor loads its SKILL.md through pi__cursor_activate_skill", () =>
 	pi.use(async (rpc) => {
-		const records = (await rpc.turn("[[bridge:skill]] notes please")) as PiRecord[];
+		const records = (await rpc.turn("[[bridge:skill]] notes please", { timeoutMs: 60_000 })) as PiRecord[];
 		const start = records.find((r) => r.type === "tool_execution_start");
 		const mcpResult = (await logOf("[[bridge:skill]]")).find((e) => e.resultCase === "mcp_result");
 		const prompt = (await suite.backend.runs()).find((r) => r.userText?.includes("[[bridge:skill]]"))?.userText ?? "";

@@ -93,7 +93,7 @@ suite.test(
 	"a long shell command's output appears on its bash card while it runs (JSON: tool_execution_update before its end)",
 	() =>
 		pi.use(async (rpc) => {
-			const turn = await rpc.turn("[[slow-shell]] run tests");
+			const turn = await rpc.turn("[[slow-shell]] run tests", { timeoutMs: 60_000 });
 			const records = turn.filter((r) => r.type?.startsWith("tool_execution_")) as PiRecord[];
 			const shown = records.map((r) =>
 				[r.type, ...(r.partialResult?.content ?? r.result?.content ?? []).map((c: { text?: string }) => c.text)].join(
@@ -118,7 +118,7 @@ suite.test(
 	"JSON mode: read, bash, edit and an MCP call become Pi tool executions with Cursor's results, then the answer; one run",
 	() =>
 		pi.use(async (rpc) => {
-			const records = (await rpc.turn("[[tour]] as json")) as PiRecord[];
+			const records = (await rpc.turn("[[tour]] as json", { timeoutMs: 60_000 })) as PiRecord[];
 			const ends = toolEnds(records);
 			const args = toolStarts(records).map((r) => r.args);
 			const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
@@ -181,7 +181,7 @@ suite.test(
 				steps: [{ tool: { callId: "h-read", read: { path: "notes.md" } } }, { text: "still working" }, { hang: true }],
 			});
 			const from = rpc.mark();
-			const { response } = await rpc.prompt("look");
+			const { response } = await rpc.prompt("look", { timeoutMs: 60_000 });
 			await rpc.waitFor((r) => r.type === "tool_execution_end" && r.toolName === "read", { from, timeoutMs: 60_000 });
 			await rpc.waitFor(
 				(r) => r.type === "message_update" && (r as PiRecord).assistantMessageEvent?.type === "text_delta",
@@ -195,7 +195,7 @@ suite.test(
 				(all) => all.some((r) => r.selectedBy === "queue" && r.clientClosed),
 				10_000,
 			);
-			await rpc.turn("and now?");
+			await rpc.turn("and now?", { timeoutMs: 60_000 });
 			const ends = (rpc.records.slice(from) as PiRecord[]).filter(
 				(r) => r.type === "message_end" && r.message?.role === "assistant",
 			);

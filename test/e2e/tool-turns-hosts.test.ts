@@ -43,7 +43,10 @@ for (const host of piHosts()) {
 		suite.test("replay cards and a bridged tool in one Cursor run", () =>
 			pi.use(async (rpc) => {
 				const marker = `host run ${host.name}`;
-				const model = await rpc.send({ type: "set_model", provider: "cursor", modelId: "composer-2.5" });
+				const model = await rpc.send(
+					{ type: "set_model", provider: "cursor", modelId: "composer-2.5" },
+					{ timeoutMs: 60_000 },
+				);
 				const records = (await rpc.turn(marker, { timeoutMs: 90_000 })) as PiRecord[];
 				const ends = records.filter((r) => r.type === "tool_execution_end");
 				const stops = records
@@ -65,8 +68,8 @@ for (const host of piHosts()) {
 
 		suite.test("another provider's bash runs; stale replays and the neutral tool fail closed", () =>
 			pi.use(async (rpc) => {
-				const model = await rpc.send({ type: "set_model", provider: "faux", modelId: "faux-1" });
-				const records = (await rpc.turn("go")) as PiRecord[];
+				const model = await rpc.send({ type: "set_model", provider: "faux", modelId: "faux-1" }, { timeoutMs: 60_000 });
+				const records = (await rpc.turn("go", { timeoutMs: 60_000 })) as PiRecord[];
 				const ends = records
 					.filter((r) => r.type === "tool_execution_end")
 					.map((r) => {
