@@ -55,12 +55,14 @@ function withPiOutput(rpc: RpcPi, assertions: () => void): void {
 // One RPC Pi per safety flag for the tests whose subject is a turn or a command (each in a new Pi session): its events
 // are the ones `--mode json` prints, its notices the ones JSON mode writes to stderr. Only one test calls echo_tool
 // in each home.
-const safetyPis = Object.fromEntries(
-	["--cursor-sandbox", "--cursor-auto-review"].map((flag) => {
-		const home = suite.home();
-		return [flag, { home, pi: suite.shared(["-e", TOOLS, flag, "--model", MODEL], { home }) }];
-	}),
-);
+function safetyPi(flag: string) {
+	const home = suite.home();
+	return { home, pi: suite.shared(["-e", TOOLS, flag, "--model", MODEL], { home }) };
+}
+const safetyPis = {
+	"--cursor-sandbox": safetyPi("--cursor-sandbox"),
+	"--cursor-auto-review": safetyPi("--cursor-auto-review"),
+};
 
 for (const [flag, { home, pi }] of Object.entries(safetyPis)) {
 	suite.test(
@@ -181,7 +183,7 @@ suite.test(
 suite.test(
 	"/cursor-tools and /cursor-doctor under --cursor-sandbox say how Cursor reaches Pi's tools and what it means",
 	() =>
-		safetyPis["--cursor-sandbox"]?.pi.use(async (rpc) => {
+		safetyPis["--cursor-sandbox"].pi.use(async (rpc) => {
 			const tools = await rpc.prompt("/cursor-tools", { timeoutMs: 60_000 });
 			const doctor = await rpc.prompt("/cursor-doctor", { timeoutMs: 60_000 });
 			const toolsText = notifications(tools.records)
