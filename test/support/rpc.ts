@@ -379,7 +379,7 @@ export class SharedRpcPi {
 				pi = this.start();
 				this.current = pi;
 				this.uses = 0;
-				await pi.ready();
+				await pi.ready(60_000); // the budget a whole `pi` run had (its start and turn), for a start under load
 			} else if (this.uses > 0 && !options.sameSession) {
 				const { response } = await pi.send({ type: "new_session" });
 				if (!response.success) throw new Error(`new_session failed: ${JSON.stringify(response)}\n${pi.describe()}`);
