@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ClientLogEntry } from "../support/fake-backend/client.ts";
 import type { JsonObject } from "../support/fake-backend/codec.ts";
-import { jsonLines, type PiRecord, turnSuite, withOutput } from "../support/pi-turn.ts";
+import { type PiRecord, turnSuite, withOutput } from "../support/pi-turn.ts";
+import { notifications, type RpcPi } from "../support/rpc.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
 const MODEL = "cursor/composer-2.5";
@@ -46,45 +47,57 @@ const resultText = (record: PiRecord | undefined) =>
 
 const NOTICE = /Cursor's (sandbox|auto-review) is on\. Cursor calls Pi's tools/;
 
-for (const flag of ["--cursor-sandbox", "--cursor-auto-review"]) {
+/** Adds the Pi's records and stderr to an assertion failure. */
+function withPiOutput(rpc: RpcPi, assertions: () => void): void {
+	withOutput({ stdout: rpc.describe(), stderr: "" }, assertions);
+}
+
+// One RPC Pi per safety flag for the tests whose subject is a turn or a command (each in a new Pi session): its events
+// are the ones `--mode json` prints, its notices the ones JSON mode writes to stderr. Only one test calls echo_tool
+// in each home.
+function safetyPi(flag: string) {
+	const home = suite.home();
+	return { home, pi: suite.shared(["-e", TOOLS, flag, "--model", MODEL], { home }) };
+}
+const safetyPis = {
+	"--cursor-sandbox": safetyPi("--cursor-sandbox"),
+	"--cursor-auto-review": safetyPi("--cursor-auto-review"),
+};
+
+for (const [flag, { home, pi }] of Object.entries(safetyPis)) {
 	suite.test(
 		`${flag}: Cursor calls a Pi tool in process, Pi runs it and its result reaches Cursor in the same run; built-ins are not offered and a notice says why`,
-		async () => {
-			const home = suite.home();
-			const result = await suite.run(
-				["-e", TOOLS, flag, "--model", MODEL, "--mode", "json", `[[safety:echo]] ${flag}`],
-				{
-					home,
-				},
-			);
-			const records = jsonLines(result.stdout);
-			const start = records.find((r) => r.type === "tool_execution_start");
-			const end = records.find((r) => r.type === "tool_execution_end");
-			const runs = (await suite.backend.runs()).filter((r) => r.userText?.includes(`[[safety:echo]] ${flag}`));
-			const request = (await suite.backend.runRequests()).find((r) => r.text?.includes(`[[safety:echo]] ${flag}`));
-			const results = await mcpResults(`[[safety:echo]] ${flag}`);
-			withOutput(result, () => {
-				expect(result.code).toBe(0);
-				// Offered in process: the SDK lists in-process tools in the run request, with no built-in among them.
-				expect(request?.mcpTools).toEqual(["custom-user-tools-pi__echo_tool", "custom-user-tools-pi__slow_tool"]);
-				expect(request?.text).toContain('through the MCP server "custom-user-tools"'); // the manifest
-				expect(start?.toolName).toBe("echo_tool");
-				expect(start?.toolCallId).toMatch(/^cursor-pi-bridge-[0-9a-f]{32}-t1$/);
-				expect(resultText(end)).toBe("echo:hi");
-				expect(readFileSync(join(home.dir, "echo-runs.txt"), "utf8")).toBe("run\n");
-				expect(results).toHaveLength(1);
-				expect(results[0]).toContain("echo:hi"); // back in the same run, not refused
-				expect(runs).toHaveLength(1);
-				expect(runs[0]?.unadvertisedCalls ?? []).toEqual([]);
-				expect(
-					records.filter((r) => r.type === "message_end" && r.message?.role === "assistant").at(-1)?.message.content,
-				).toContainEqual({ type: "text", text: "final answer" });
-				// Told once, on stderr in JSON mode: how the tools are offered, what it means, why built-ins are not.
-				expect(result.stderr.match(new RegExp(NOTICE.source, "g"))).toHaveLength(1);
-				expect(result.stderr).toContain("each call runs in Pi, under Pi's rules, not inside Cursor's sandbox");
-				expect(result.stderr).toContain("PI_CURSOR_EXPOSE_BUILTIN_TOOLS_UNDER_SAFETY=1 offers them");
-			});
-		},
+		() =>
+			pi.use(async (rpc) => {
+				const records = (await rpc.turn(`[[safety:echo]] ${flag}`, { timeoutMs: 60_000 })) as PiRecord[];
+				const start = records.find((r) => r.type === "tool_execution_start");
+				const end = records.find((r) => r.type === "tool_execution_end");
+				const runs = (await suite.backend.runs()).filter((r) => r.userText?.includes(`[[safety:echo]] ${flag}`));
+				const request = (await suite.backend.runRequests()).find((r) => r.text?.includes(`[[safety:echo]] ${flag}`));
+				const results = await mcpResults(`[[safety:echo]] ${flag}`);
+				const notices = notifications(records).filter((n) => NOTICE.test(n.message));
+				withPiOutput(rpc, () => {
+					expect(records.find((r) => r.type === "response")?.success).toBe(true);
+					// Offered in process: the SDK lists in-process tools in the run request, with no built-in among them.
+					expect(request?.mcpTools).toEqual(["custom-user-tools-pi__echo_tool", "custom-user-tools-pi__slow_tool"]);
+					expect(request?.text).toContain('through the MCP server "custom-user-tools"'); // the manifest
+					expect(start?.toolName).toBe("echo_tool");
+					expect(start?.toolCallId).toMatch(/^cursor-pi-bridge-[0-9a-f]{32}-t1$/);
+					expect(resultText(end)).toBe("echo:hi");
+					expect(readFileSync(join(home.dir, "echo-runs.txt"), "utf8")).toBe("run\n");
+					expect(results).toHaveLength(1);
+					expect(results[0]).toContain("echo:hi"); // back in the same run, not refused
+					expect(runs).toHaveLength(1);
+					expect(runs[0]?.unadvertisedCalls ?? []).toEqual([]);
+					expect(
+						records.filter((r) => r.type === "message_end" && r.message?.role === "assistant").at(-1)?.message.content,
+					).toContainEqual({ type: "text", text: "final answer" });
+					// Told once (JSON mode writes it to stderr): how the tools are offered, what it means, why built-ins are not.
+					expect(notices).toHaveLength(1);
+					expect(notices[0]?.message).toContain("each call runs in Pi, under Pi's rules, not inside Cursor's sandbox");
+					expect(notices[0]?.message).toContain("PI_CURSOR_EXPOSE_BUILTIN_TOOLS_UNDER_SAFETY=1 offers them");
+				});
+			}),
 	);
 }
 
@@ -169,22 +182,30 @@ suite.test(
 
 suite.test(
 	"/cursor-tools and /cursor-doctor under --cursor-sandbox say how Cursor reaches Pi's tools and what it means",
-	async () => {
-		const tools = await suite.run(["-e", TOOLS, "--cursor-sandbox", "--model", MODEL, "-p", "/cursor-tools"]);
-		const doctor = await suite.run(["-e", TOOLS, "--cursor-sandbox", "--model", MODEL, "-p", "/cursor-doctor"]);
-		withOutput({ stdout: tools.stdout + doctor.stdout, stderr: tools.stderr + doctor.stderr }, () => {
-			expect(tools.code).toBe(0);
-			expect(tools.stderr).toContain("Cursor's sandbox is on: the SDK refuses MCP tool calls on such runs");
-			expect(tools.stderr).toContain("A bridged call runs in Pi, under Pi's rules, not inside Cursor's sandbox");
-			expect(tools.stderr).toContain("echo_tool → pi__echo_tool");
-			expect(tools.stderr).toContain('bridged as in-process server "custom-user-tools"');
-			expect(tools.stderr).toMatch(/bash: Pi built-in, not offered while Cursor's sandbox or auto-review is on/);
-			expect(doctor.stderr).toMatch(
-				/bridged in process \("custom-user-tools"\), since Cursor's sandbox refuses MCP tool calls/,
-			);
-			expect(doctor.stderr).toContain("not inside Cursor's sandbox");
-		});
-	},
+	() =>
+		safetyPis["--cursor-sandbox"].pi.use(async (rpc) => {
+			const tools = await rpc.prompt("/cursor-tools", { timeoutMs: 60_000 });
+			const doctor = await rpc.prompt("/cursor-doctor", { timeoutMs: 60_000 });
+			const toolsText = notifications(tools.records)
+				.map((n) => n.message)
+				.join("\n");
+			const doctorText = notifications(doctor.records)
+				.map((n) => n.message)
+				.join("\n");
+			withPiOutput(rpc, () => {
+				expect(tools.response.success).toBe(true);
+				expect(toolsText).toContain("Cursor's sandbox is on: the SDK refuses MCP tool calls on such runs");
+				expect(toolsText).toContain("A bridged call runs in Pi, under Pi's rules, not inside Cursor's sandbox");
+				expect(toolsText).toContain("echo_tool → pi__echo_tool");
+				expect(toolsText).toContain('bridged as in-process server "custom-user-tools"');
+				expect(toolsText).toMatch(/bash: Pi built-in, not offered while Cursor's sandbox or auto-review is on/);
+				expect(doctor.response.success).toBe(true);
+				expect(doctorText).toMatch(
+					/bridged in process \("custom-user-tools"\), since Cursor's sandbox refuses MCP tool calls/,
+				);
+				expect(doctorText).toContain("not inside Cursor's sandbox");
+			});
+		}),
 );
 
 suite.nothingLeftBehind();

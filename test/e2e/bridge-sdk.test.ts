@@ -105,24 +105,68 @@ function withContext(p: ProbeResult, check: () => void) {
 	}
 }
 
-test(
-	"the SDK's MCP client discovers the bridge tools and calls one inside the same run",
-	async () => {
-		const calls: BridgeCall[] = [];
-		const debugLines: string[] = [];
-		const server = await bridge(
-			async (call) => {
-				calls.push(call);
-				return { content: [{ type: "text", text: `echo:${String(call.args.msg)}` }] };
-			},
-			undefined,
-			(line) => debugLines.push(line),
-		);
-		const marker = `[[br:call]] ${crypto.randomUUID()}`;
-		const token = bridgeUrl(server).split("/")[3] ?? "";
-		const filesWithToken: string[] = [];
-		let filesSeen = 0;
-		const p = await probe(marker, server, {
+/** A handler that finishes after `ms` unless its signal fires first; records what happened. */
+function timedHandler(ms: number) {
+	const seen: { aborted: boolean; finished: boolean }[] = [];
+	const handler: BridgeCallHandler = (call) =>
+		new Promise((resolve, reject) => {
+			const record = { aborted: false, finished: false };
+			seen.push(record);
+			const timer = setTimeout(() => {
+				record.finished = true;
+				resolve({ content: [{ type: "text", text: `slept ${ms} ms` }] });
+			}, ms);
+			call.signal.addEventListener("abort", () => {
+				record.aborted = true;
+				clearTimeout(timer);
+				reject(call.signal.reason);
+			});
+		});
+	return { seen, handler };
+}
+
+/**
+ * One SDK process for the three runs that need no preload or environment, each on its own agent and its own bridge
+ * (an SDK start costs seconds of CPU, a further agent in it little). It runs before the tests, which check its parts.
+ */
+async function startPlainRuns() {
+	const echo = { calls: [] as BridgeCall[], debugLines: [] as string[] };
+	const echoServer = await bridge(
+		async (call) => {
+			echo.calls.push(call);
+			return { content: [{ type: "text", text: `echo:${String(call.args.msg)}` }] };
+		},
+		undefined,
+		(line) => echo.debugLines.push(line),
+	);
+	const echoMarker = `[[br:call]] ${crypto.randomUUID()}`;
+	const token = bridgeUrl(echoServer).split("/")[3] ?? "";
+	const filesWithToken: string[] = [];
+	let filesSeen = 0;
+
+	const deadline = timedHandler(30_000);
+	const { callTimeoutMs } = readBridgeSettings(readEnv({ PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "500" }), 3_600_000);
+	const deadlineServer = await bridge(deadline.handler, callTimeoutMs);
+	const deadlineMarker = `[[br:slow]] ${crypto.randomUUID()}`;
+
+	const cancelled = timedHandler(30_000);
+	const cancelServer = await bridge(cancelled.handler);
+	const cancelMarker = `[[br:slow]] ${crypto.randomUUID()}`;
+
+	const p = await runSdkProbe(
+		backend.url,
+		{
+			agent: { mcpServers: echoServer.mcpServers },
+			sends: [{ message: echoMarker }],
+			agents: [
+				{ agent: { mcpServers: deadlineServer.mcpServers }, sends: [{ message: deadlineMarker }] },
+				{ agent: { mcpServers: cancelServer.mcpServers }, sends: [{ message: cancelMarker, cancelAfterMs: 2_500 }] },
+			],
+			times: true,
+			hardTimeoutMs: 2 * TIMEOUT_MS,
+		},
+		{
+			timeoutMs: 2 * TIMEOUT_MS,
 			// The SDK's agent store, logs and settings under the probe's HOME never keep the token.
 			inspect: (root) => {
 				for (const file of readdirSync(root, { recursive: true, withFileTypes: true })) {
@@ -132,7 +176,26 @@ test(
 					if (readFileSync(path).includes(token)) filesWithToken.push(path);
 				}
 			},
-		});
+		},
+	);
+	return {
+		p,
+		echo: { ...echo, server: echoServer, marker: echoMarker, token, filesWithToken, filesSeen },
+		deadline: { ...deadline, server: deadlineServer, marker: deadlineMarker },
+		cancelled: { ...cancelled, server: cancelServer, marker: cancelMarker },
+	};
+}
+
+let plain: Awaited<ReturnType<typeof startPlainRuns>>;
+beforeAll(async () => {
+	plain = await startPlainRuns();
+}, 2 * TIMEOUT_MS);
+
+test(
+	"the SDK's MCP client discovers the bridge tools and calls one inside the same run",
+	async () => {
+		const { p, echo } = plain;
+		const { calls, debugLines, server, marker, token, filesWithToken, filesSeen } = echo;
 		const log = await logOf(marker);
 		withContext(p, () => {
 			const context = log.find((entry) => entry.resultCase === "request_context_result")?.result as {
@@ -164,26 +227,6 @@ test(
 	},
 	TIMEOUT_MS,
 );
-
-/** A handler that finishes after `ms` unless its signal fires first; records what happened. */
-function timedHandler(ms: number) {
-	const seen: { aborted: boolean; finished: boolean }[] = [];
-	const handler: BridgeCallHandler = (call) =>
-		new Promise((resolve, reject) => {
-			const record = { aborted: false, finished: false };
-			seen.push(record);
-			const timer = setTimeout(() => {
-				record.finished = true;
-				resolve({ content: [{ type: "text", text: `slept ${ms} ms` }] });
-			}, ms);
-			call.signal.addEventListener("abort", () => {
-				record.aborted = true;
-				clearTimeout(timer);
-				reject(call.signal.reason);
-			});
-		});
-	return { seen, handler };
-}
 
 test(
 	"PI_CURSOR_MCP_TOOL_TIMEOUT_MS replaces the SDK's 60 s MCP call timeout (a 1 s value fails a 3 s call)",
@@ -245,13 +288,12 @@ test(
 test(
 	"a call past PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS fails cleanly: the handler is aborted and the run goes on",
 	async () => {
-		const { seen, handler } = timedHandler(30_000);
-		const { callTimeoutMs } = readBridgeSettings(readEnv({ PI_CURSOR_PI_BRIDGE_CALL_TIMEOUT_MS: "500" }), 3_600_000);
-		const server = await bridge(handler, callTimeoutMs);
-		const marker = `[[br:slow]] ${crypto.randomUUID()}`;
-		const started = Date.now();
-		const p = await probe(marker, server);
+		const { p, deadline } = plain;
+		const { seen, server, marker } = deadline;
 		const log = await logOf(marker);
+		const events = p.forSend(1);
+		const runMs =
+			Number(events.find((e) => e.event === "result")?.ms) - Number(events.find((e) => e.event === "run")?.ms);
 		withContext(p, () => {
 			const outcome = mcpOutcome(log);
 			expect(outcome?.resultCase).toBe("mcp_result");
@@ -259,8 +301,8 @@ test(
 			expect(JSON.stringify(outcome?.result)).toMatch(/is_error"?:true/);
 			expect(seen).toEqual([{ aborted: true, finished: false }]);
 			expect(server.pendingCalls()).toBe(0);
-			expect(p.result(0)).toMatchObject({ status: "finished", result: "done" });
-			expect(Date.now() - started).toBeLessThan(25_000);
+			expect(p.result(1)).toMatchObject({ status: "finished", result: "done" });
+			expect(runMs).toBeLessThan(25_000); // the run did not wait out the 30 s tool
 		});
 	},
 	TIMEOUT_MS,
@@ -280,13 +322,11 @@ function portRefuses(port: number): Promise<boolean> {
 test(
 	"a cancelled run whose SDK goes away aborts the running tool; close() leaves nothing pending or listening",
 	async () => {
-		const { seen, handler } = timedHandler(30_000);
-		const server = await bridge(handler);
+		const { p, cancelled } = plain;
+		const { seen, server } = cancelled;
 		const port = server.address().port;
-		const marker = `[[br:slow]] ${crypto.randomUUID()}`;
-		const p = await probe(marker, server, { cancelAfterMs: 2_500 });
 		withContext(p, () => {
-			expect(p.result(0)).toMatchObject({ status: "cancelled" });
+			expect(p.result(2)).toMatchObject({ status: "cancelled" });
 			expect(seen).toEqual([{ aborted: true, finished: false }]);
 			expect(server.pendingCalls()).toBe(0);
 		});

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { ClientLogEntry } from "../support/fake-backend/client.ts";
 import type { JsonObject } from "../support/fake-backend/codec.ts";
 import { jsonLines, leakedSecrets, type PiRecord, turnSuite, withOutput } from "../support/pi-turn.ts";
+import type { RpcPi } from "../support/rpc.ts";
 import { REPO_ROOT } from "../support/toolchain.ts";
 
 const MODEL = "cursor/composer-2.5";
@@ -50,38 +51,50 @@ function sessionFiles(dir: string): string {
 		.join("\n");
 }
 
+// One RPC Pi (the helper extension's tools, a Pi skill, the ask tool on) for the tests whose subject is a turn, each
+// in a new Pi session: its events are the ones `--mode json` prints. Only the echo test calls echo_tool there.
+const home = suite.home();
+home.writeAgentFile(
+	"skills/release-notes/SKILL.md",
+	"---\nname: release-notes\ndescription: Write release notes from git history.\n---\nStep 1: run git log.\n",
+);
+const pi = suite.shared(["-e", TOOLS, "--model", MODEL], { home, env: { PI_CURSOR_ASK_QUESTION: "1" } });
+
+/** Adds the Pi's records and stderr to an assertion failure. */
+function withPiOutput(rpc: RpcPi, assertions: () => void): void {
+	withOutput({ stdout: rpc.describe(), stderr: "" }, assertions);
+}
+
 suite.test(
 	"Cursor calls a Pi extension's tool as pi__echo_tool: Pi runs it once, the result returns into the same run",
-	async () => {
-		const home = suite.home();
-		const result = await suite.run(["-e", TOOLS, "--model", MODEL, "--mode", "json", "[[bridge:echo]] use the tool"], {
-			home,
-		});
-		const records = jsonLines(result.stdout);
-		const start = records.find((r) => r.type === "tool_execution_start");
-		const end = records.find((r) => r.type === "tool_execution_end");
-		const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
-		const runs = (await suite.backend.runRequests()).filter((r) => r.text?.includes("[[bridge:echo]]"));
-		const log = await logOf("[[bridge:echo]]");
-		const context = log.find((e) => e.resultCase === "request_context_result");
-		const mcpResult = log.find((e) => e.resultCase === "mcp_result");
-		withOutput(result, () => {
-			expect(result.code).toBe(0);
-			expect(start?.toolName).toBe("echo_tool"); // the real Pi name, not pi__echo_tool
-			expect(start?.args).toEqual({ msg: "hi" });
-			expect(start?.toolCallId).toMatch(/^cursor-pi-bridge-[0-9a-f]{32}-t\d+$/);
-			expect(resultText(end)).toBe("echo:hi");
-			expect(readFileSync(join(home.dir, "echo-runs.txt"), "utf8")).toBe("run\n"); // once
-			expect(JSON.stringify(context?.result)).toContain("pi__echo_tool"); // discovered through the SDK
-			expect(JSON.stringify(mcpResult?.result)).toContain("echo:hi"); // back in the run
-			expect(runs).toHaveLength(1);
-			expect(runs[0]?.text).toContain("<pi_tools>"); // the manifest of the bootstrap prompt
-			expect(assistants.map((a) => a.message.stopReason)).toEqual(["toolUse", "stop"]);
-			expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
-			expect(result.stdout + result.stderr + sessionFiles(home.dir)).not.toMatch(BRIDGE_URL);
-			expect(leakedSecrets(result.stdout + result.stderr)).toEqual([]);
-		});
-	},
+	() =>
+		pi.use(async (rpc) => {
+			const records = (await rpc.turn("[[bridge:echo]] use the tool", { timeoutMs: 60_000 })) as PiRecord[];
+			const start = records.find((r) => r.type === "tool_execution_start");
+			const end = records.find((r) => r.type === "tool_execution_end");
+			const assistants = records.filter((r) => r.type === "message_end" && r.message?.role === "assistant");
+			const runs = (await suite.backend.runRequests()).filter((r) => r.text?.includes("[[bridge:echo]]"));
+			const log = await logOf("[[bridge:echo]]");
+			const context = log.find((e) => e.resultCase === "request_context_result");
+			const mcpResult = log.find((e) => e.resultCase === "mcp_result");
+			const shown = JSON.stringify(rpc.records) + rpc.stderr;
+			withPiOutput(rpc, () => {
+				expect(records.find((r) => r.type === "response")?.success).toBe(true);
+				expect(start?.toolName).toBe("echo_tool"); // the real Pi name, not pi__echo_tool
+				expect(start?.args).toEqual({ msg: "hi" });
+				expect(start?.toolCallId).toMatch(/^cursor-pi-bridge-[0-9a-f]{32}-t\d+$/);
+				expect(resultText(end)).toBe("echo:hi");
+				expect(readFileSync(join(home.dir, "echo-runs.txt"), "utf8")).toBe("run\n"); // once
+				expect(JSON.stringify(context?.result)).toContain("pi__echo_tool"); // discovered through the SDK
+				expect(JSON.stringify(mcpResult?.result)).toContain("echo:hi"); // back in the run
+				expect(runs).toHaveLength(1);
+				expect(runs[0]?.text).toContain("<pi_tools>"); // the manifest of the bootstrap prompt
+				expect(assistants.map((a) => a.message.stopReason)).toEqual(["toolUse", "stop"]);
+				expect(assistants.at(-1)?.message.content).toContainEqual({ type: "text", text: "final answer" });
+				expect(shown + sessionFiles(home.dir)).not.toMatch(BRIDGE_URL);
+				expect(leakedSecrets(shown)).toEqual([]);
+			});
+		}),
 );
 
 suite.test(
@@ -129,30 +142,32 @@ function listeningPorts(pid: number): number[] {
 
 suite.test(
 	"abort while a bridged tool runs: the tool's signal fires, the run is cancelled, the bridge port is closed",
-	async () => {
-		const home = suite.home();
-		await suite.withPi(["-e", TOOLS, "--mode", "rpc", "--no-session", "--model", MODEL], { home }, async (pi) => {
-			pi.send({ id: "p", type: "prompt", message: "[[bridge:hold]] hold on" });
-			await pi.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "slow_tool", 60_000);
-			const listening = listeningPorts(pi.child.pid ?? 0);
-			pi.send({ id: "a", type: "abort" });
-			await pi.waitFor((r) => r.type === "agent_end", 10_000);
+	() =>
+		pi.use(async (rpc) => {
+			const from = rpc.mark();
+			const { response } = await rpc.prompt("[[bridge:hold]] hold on", { timeoutMs: 60_000 });
+			await rpc.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "slow_tool", {
+				from,
+				timeoutMs: 60_000,
+			});
+			const listening = listeningPorts(rpc.pid ?? 0);
+			rpc.write({ type: "abort" });
+			await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 10_000 });
 			const runs = await suite.backend.waitForRuns(
 				(all) => all.some((r) => r.userText?.includes("[[bridge:hold]]") && r.clientClosed),
 				10_000,
 			);
 			// The bridge closes its port once the cancelled run is settled: wait for that, not a fixed pause.
 			const closedBy = Date.now() + 10_000;
-			while (listeningPorts(pi.child.pid ?? 0).length > 0 && Date.now() < closedBy) await Bun.sleep(50);
-			withOutput(pi, () => {
+			while (listeningPorts(rpc.pid ?? 0).length > 0 && Date.now() < closedBy) await Bun.sleep(50);
+			withPiOutput(rpc, () => {
+				expect(response.success).toBe(true);
 				expect(listening).toHaveLength(1); // the bridge, on loopback only
 				expect(existsSync(join(home.dir, "slow-aborted.txt"))).toBe(true);
 				expect(runs.find((r) => r.userText?.includes("[[bridge:hold]]"))?.clientClosed).toBe(true);
-				expect(listeningPorts(pi.child.pid ?? 0)).toEqual([]);
+				expect(listeningPorts(rpc.pid ?? 0)).toEqual([]);
 			});
-			await pi.close();
-		});
-	},
+		}),
 );
 
 suite.test("PI_CURSOR_PI_TOOL_BRIDGE=0: no server, no pi__ tools, no manifest", async () => {
@@ -171,44 +186,43 @@ suite.test("PI_CURSOR_PI_TOOL_BRIDGE=0: no server, no pi__ tools, no manifest", 
 
 suite.test(
 	"PI_CURSOR_ASK_QUESTION=1: Cursor asks through pi__cursor_ask_question, the user's pick goes back to Cursor",
-	async () => {
-		const args = ["--mode", "rpc", "--no-session", "--model", MODEL];
-		await suite.withPi(args, { env: { PI_CURSOR_ASK_QUESTION: "1" } }, async (pi) => {
-			pi.send({ id: "p", type: "prompt", message: "[[bridge:ask]] ask me" });
-			const dialog = await pi.waitFor((r) => r.type === "extension_ui_request" && r.method === "select", 60_000);
-			pi.send({ type: "extension_ui_response", id: dialog.id, value: "blue" });
-			await pi.waitFor((r) => r.type === "agent_end", 60_000);
+	() =>
+		pi.use(async (rpc) => {
+			const from = rpc.mark();
+			const { response } = await rpc.prompt("[[bridge:ask]] ask me", { timeoutMs: 60_000 });
+			const dialog = await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "select", {
+				from,
+				timeoutMs: 60_000,
+			});
+			rpc.write({ type: "extension_ui_response", id: dialog.id, value: "blue" });
+			await rpc.waitFor((r) => r.type === "agent_end", { from, timeoutMs: 60_000 });
 			const mcpResult = (await logOf("[[bridge:ask]]")).find((e) => e.resultCase === "mcp_result");
-			withOutput(pi, () => {
+			withPiOutput(rpc, () => {
+				expect(response.success).toBe(true);
 				expect(dialog.title).toBe("Which color?");
 				expect(dialog.options).toEqual(["red", "blue"]);
 				expect(JSON.stringify(mcpResult?.result)).toContain("The user answered: blue");
 			});
-			await pi.close();
-		});
-	},
+		}),
 );
 
-suite.test("with a Pi skill loaded, Cursor loads its SKILL.md through pi__cursor_activate_skill", async () => {
-	const home = suite.home();
-	home.writeAgentFile(
-		"skills/release-notes/SKILL.md",
-		"---\nname: release-notes\ndescription: Write release notes from git history.\n---\nStep 1: run git log.\n",
-	);
-	const result = await suite.run(["--model", MODEL, "--mode", "json", "[[bridge:skill]] notes please"], { home });
-	const start = jsonLines(result.stdout).find((r) => r.type === "tool_execution_start");
-	const mcpResult = (await logOf("[[bridge:skill]]")).find((e) => e.resultCase === "mcp_result");
-	const prompt = (await suite.backend.runs()).find((r) => r.userText?.includes("[[bridge:skill]]"))?.userText ?? "";
-	withOutput(result, () => {
-		expect(result.code).toBe(0);
-		expect(start?.toolName).toBe("cursor_activate_skill");
-		expect(JSON.stringify(mcpResult?.result)).toContain("Step 1: run git log.");
-		// The catalog Cursor sees names the skill and points at the tool, not at a file it cannot read.
-		expect(prompt).toContain("<name>release-notes</name>");
-		expect(prompt).toContain("load the skill with the pi__cursor_activate_skill tool");
-		expect(prompt).not.toContain("release-notes/SKILL.md</location>");
-	});
-});
+suite.test("with a Pi skill loaded, Cursor loads its SKILL.md through pi__cursor_activate_skill", () =>
+	pi.use(async (rpc) => {
+		const records = (await rpc.turn("[[bridge:skill]] notes please", { timeoutMs: 60_000 })) as PiRecord[];
+		const start = records.find((r) => r.type === "tool_execution_start");
+		const mcpResult = (await logOf("[[bridge:skill]]")).find((e) => e.resultCase === "mcp_result");
+		const prompt = (await suite.backend.runs()).find((r) => r.userText?.includes("[[bridge:skill]]"))?.userText ?? "";
+		withPiOutput(rpc, () => {
+			expect(records.find((r) => r.type === "response")?.success).toBe(true);
+			expect(start?.toolName).toBe("cursor_activate_skill");
+			expect(JSON.stringify(mcpResult?.result)).toContain("Step 1: run git log.");
+			// The catalog Cursor sees names the skill and points at the tool, not at a file it cannot read.
+			expect(prompt).toContain("<name>release-notes</name>");
+			expect(prompt).toContain("load the skill with the pi__cursor_activate_skill tool");
+			expect(prompt).not.toContain("release-notes/SKILL.md</location>");
+		});
+	}),
+);
 
 suite.test("/cursor-tools lists what Cursor can call and why the other tools are not bridged", async () => {
 	const result = await suite.run(["-e", TOOLS, "--model", MODEL, "-p", "/cursor-tools"]);

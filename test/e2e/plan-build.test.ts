@@ -130,7 +130,7 @@ test.concurrent.each(piHosts().map((host) => [host.name, host] as const))(
 );
 
 test.concurrent(
-	"print mode: `pi -p --cursor-mode plan` prints the plan and changes nothing else; a later `pi -p -c --cursor-mode plan /cursor-plan build` builds it in agent mode",
+	'print mode: `pi -p --cursor-mode plan` prints the plan and changes nothing else; a later `pi -p -c --cursor-mode plan /cursor-plan "/cursor-plan build"` shows it and builds it in agent mode',
 	async () => {
 		await limit(async () => {
 			const marker = "[[plan:print]]";
@@ -151,17 +151,17 @@ test.concurrent(
 				expect(types).not.toContain("pi-cursor-sdk:mode");
 			});
 
-			const shown = await runPi(["--model", MODEL, "-c", "-p", "/cursor-plan"], { home, env });
-			withOutput(shown, () => {
-				expect(shown.code).toBe(0);
-				expect(shown.stderr).toContain("Cursor's plan: Add a /hello command\n1. Create `src/hello.ts`");
+			// A later run on the session shows the plan, then (the flag sets where a run starts) /cursor-plan build
+			// switches this run to agent mode and builds.
+			const built = await runPi(
+				["--model", MODEL, "--cursor-mode", "plan", "-c", "-p", "/cursor-plan", "/cursor-plan build"],
+				{ home, env },
+			);
+			withOutput(built, () => {
+				expect(built.code).toBe(0);
+				expect(built.stderr).toContain("Cursor's plan: Add a /hello command\n1. Create `src/hello.ts`");
 			});
 
-			// The flag sets where a run starts; /cursor-plan build switches this run to agent mode and builds.
-			const built = await runPi(["--model", MODEL, "--cursor-mode", "plan", "-c", "-p", "/cursor-plan build"], {
-				home,
-				env,
-			});
 			const requests = await backend.runRequests();
 			withOutput(built, () => {
 				expect(built.code).toBe(0);
@@ -172,7 +172,7 @@ test.concurrent(
 				// The command records agent mode for the session (the next run starts there); the flag never wrote one.
 				const modes = sessionEntries(home).filter((e) => e.customType === "pi-cursor-sdk:mode");
 				expect(modes.map((e) => e.data)).toEqual([{ mode: "agent" }]);
-				expect(leakedSecrets(planned.stderr + shown.stderr + built.stdout + built.stderr)).toEqual([]);
+				expect(leakedSecrets(planned.stderr + built.stdout + built.stderr)).toEqual([]);
 			});
 		});
 	},

@@ -25,6 +25,10 @@ export interface ProbeConfig {
 	local?: Record<string, unknown>;
 	agent?: Record<string, unknown>;
 	sends?: ProbeSend[];
+	/** More agents, created one after another after the first; their sends are numbered on from the first's. */
+	agents?: { agent?: Record<string, unknown>; sends: ProbeSend[] }[];
+	/** Each event gets `ms`: milliseconds since the probe started. */
+	times?: boolean;
 	/** In-process custom tools (local.customTools): each answers `<reply><JSON args>` or throws `throws`. */
 	customTools?: Record<
 		string,

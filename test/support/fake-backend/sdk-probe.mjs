@@ -6,7 +6,10 @@
 //     sends: [{ message: "text" | {text, images}, mode, model, cancelAfterMs, cancelOnDelta: "<delta type>" }],
 //     customTools: { <name>: { description, inputSchema, reply: "<prefix>" | throws: "<message>" } },
 //     getUsage: true, me: true, listModels: true,
-//     preload: ["<absolute path of a module imported before the SDK>", …] }
+//     preload: ["<absolute path of a module imported before the SDK>", …],
+//     agents: [{ agent: {…AgentOptions}, sends: […] }]   (more agents, one after another, after the first; their
+//                                                          sends are numbered on from the first agent's),
+//     times: true   (each event gets `ms`, milliseconds since the probe started) }
 // A custom tool answers `<reply><JSON of its args>` (or throws); each call is printed as a "tool" event.
 // Prints one JSON object per line: created / delta / step / status / result / error / usage / me / models / done.
 // `node sdk-probe.mjs --serve` runs one `{ id, config, env }` per stdin line instead (env: variables to set, null to
@@ -41,7 +44,8 @@ async function main(config, out) {
 		}
 	}
 	const sends = config.sends ?? [];
-	if (sends.length === 0 && !config.getUsage) return;
+	const more = config.agents ?? [];
+	if (sends.length === 0 && !config.getUsage && more.length === 0) return;
 
 	const customTools = {};
 	for (const [name, spec] of Object.entries(config.customTools ?? {})) {
@@ -56,12 +60,24 @@ async function main(config, out) {
 		};
 	}
 
+	let offset = 0;
+	for (const [agentOptions, agentSends, getUsage] of [
+		[config.agent, sends, config.getUsage],
+		...more.map((entry) => [entry.agent, entry.sends ?? [], false]),
+	]) {
+		await runAgent(Agent, config, out, apiKey, customTools, agentOptions, agentSends, offset, getUsage);
+		offset += agentSends.length;
+	}
+}
+
+/** Creates one agent, runs its sends (numbered from `offset`), then disposes of it. */
+async function runAgent(Agent, config, out, apiKey, customTools, agentOptions, sends, offset, getUsage) {
 	let agent;
 	try {
 		agent = await Agent.create({
 			apiKey,
 			model: config.model ?? { id: "fake-model" },
-			...(config.agent ?? {}),
+			...(agentOptions ?? {}),
 			local: {
 				cwd: config.cwd ?? process.cwd(),
 				settingSources: [],
@@ -76,7 +92,8 @@ async function main(config, out) {
 	}
 	out({ event: "created", agentId: agent.agentId });
 
-	for (const [index, send] of sends.entries()) {
+	for (const [position, send] of sends.entries()) {
+		const index = offset + position;
 		let run;
 		let cancelled = false;
 		const cancel = () => {
@@ -112,7 +129,7 @@ async function main(config, out) {
 		}
 	}
 
-	if (config.getUsage) {
+	if (getUsage) {
 		try {
 			out({ event: "usage", usage: await agent.getUsage() });
 		} catch (error) {
@@ -127,7 +144,9 @@ async function main(config, out) {
 }
 
 /** Runs `config`, then prints `done` (a failure is printed as an `error` event of phase `main`). */
-async function probe(config, out) {
+async function probe(config, print) {
+	const startedAt = Date.now();
+	const out = config.times ? (event) => print({ ...event, ms: Date.now() - startedAt }) : print;
 	try {
 		await main(config, out);
 	} catch (error) {
