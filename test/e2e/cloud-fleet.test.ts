@@ -100,9 +100,13 @@ describe("scripting", () => {
 		async () => {
 			const home = homes.create(NO_RETRY);
 			// What a Pi start costs on this machine right now: Pi, our bundle and the SDK's static import, no request.
-			const bare = Date.now();
-			withOutput(await piIn(home, ["--list-models", "cursor"]), () => undefined);
-			const baseline = Date.now() - bare;
+			// Taken before and after the detach (the load of a busy machine changes within seconds); the larger counts.
+			const bareStart = async () => {
+				const bare = Date.now();
+				withOutput(await piIn(home, ["--list-models", "cursor"]), () => undefined);
+				return Date.now() - bare;
+			};
+			const before = await bareStart();
 			expect(await cloud.fake.requests()).toEqual([]);
 			const started = Date.now();
 			const detached = await piIn(home, [...CLOUD_ARGS, "--cursor-cloud-detach", "-p", "Slow task [[slow]]"]);
@@ -116,6 +120,7 @@ describe("scripting", () => {
 			expect(agents.map((a) => a.id)).toEqual([agentId as string]);
 			// Pi was gone before the run ended: it goes on on the fake's clock.
 			expect(agents[0]?.runs.map((r) => [r.id, r.status])).toEqual([[runId as string, "RUNNING"]]);
+			const baseline = Math.max(before, await bareStart());
 			console.log(`--cursor-cloud-detach returned in ${elapsed} ms (a bare Pi start: ${baseline} ms)`);
 			// Under 3 s, as the issue asks (~1.7 s on 2 shared cores at load 5: Pi's start is ~1.3 s of it, the create,
 			// journal and exit the rest). When the machine is so loaded that a Pi start that does nothing takes over
