@@ -1,9 +1,8 @@
-// The child side of runCloudProbe and CloudProbeProcess (probe.ts): drives the REAL @cursor/sdk through
+// The child side of CloudProbeProcess (probe.ts): drives the REAL @cursor/sdk through
 // src/sdk/cursor-sdk.ts against the cloud fake, one step after another, and prints one JSON line per event. It runs in
 // its own process because the SDK reads CURSOR_BACKEND_URL once when it is first imported.
-//   bun test/support/cloud-fake/probe-main.ts '<ProbeScript JSON>'   one script, then exit
-//   bun test/support/cloud-fake/probe-main.ts --serve                 one script per stdin line, each event tagged
-//                                                                     with the script's `id`, until stdin closes
+//   bun test/support/cloud-fake/probe-main.ts --serve   one script per stdin line, each event tagged with the
+//                                                       script's `id`, until stdin closes
 
 import type { CloudProbeStep, ProbeScript } from "./probe.ts";
 
@@ -150,24 +149,18 @@ async function runScript(script: ProbeScript): Promise<void> {
 	emit("done");
 }
 
-if (process.argv[2] === "--serve") {
-	// Runs a script left going (a hung run not waited for) may fail after their script ended: not this script's error.
-	process.on("unhandledRejection", (error) => process.stderr.write(`[unhandled] ${describeError(error).message}\n`));
-	let queue = Promise.resolve();
-	let buffer = "";
-	process.stdin.setEncoding("utf8");
-	process.stdin.on("data", (chunk: string) => {
-		buffer += chunk;
-		for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
-			const line = buffer.slice(0, newline);
-			buffer = buffer.slice(newline + 1);
-			if (line.trim()) queue = queue.then(() => runScript(JSON.parse(line) as ProbeScript));
-		}
-	});
-	// The SDK can keep handles open after its runs ended.
-	process.stdin.on("end", () => queue.then(() => process.exit(0)));
-} else {
-	await runScript(JSON.parse(process.argv[2] ?? "{}") as ProbeScript);
-	// The SDK can keep handles open after its runs ended.
-	process.exit(0);
-}
+// Runs a script left going (a hung run not waited for) may fail after their script ended: not this script's error.
+process.on("unhandledRejection", (error) => process.stderr.write(`[unhandled] ${describeError(error).message}\n`));
+let queue = Promise.resolve();
+let buffer = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk: string) => {
+	buffer += chunk;
+	for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
+		const line = buffer.slice(0, newline);
+		buffer = buffer.slice(newline + 1);
+		if (line.trim()) queue = queue.then(() => runScript(JSON.parse(line) as ProbeScript));
+	}
+});
+// The SDK can keep handles open after its runs ended.
+process.stdin.on("end", () => queue.then(() => process.exit(0)));

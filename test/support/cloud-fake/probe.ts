@@ -1,12 +1,9 @@
 // Test-side helper: runs probe-main.ts (the REAL @cursor/sdk through src/sdk/cursor-sdk.ts)
 // in a Bun child process against the cloud fake, with a temporary HOME, and returns its JSON-line events.
 
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CloudAgentSetup, ModelSelection } from "../../../src/sdk/cursor-sdk.ts";
-import { bunPath, REPO_ROOT } from "../fake-backend/toolchain.ts";
-import { jsonLineEvents, runCaptured } from "../processes.ts";
+import { bunPath } from "../fake-backend/toolchain.ts";
 import { ServedProcess } from "../served-process.ts";
 import { CLOUD_FAKE_DIR } from "./client.ts";
 
@@ -75,35 +72,6 @@ export interface ProbeResult {
 
 export const PROBE_KEY = "key_cloud_probe_4b7d9e2a61";
 
-export async function runCloudProbe(
-	fakeUrl: string,
-	steps: CloudProbeStep[],
-	options: { apiKey?: string; timeoutMs?: number; env?: Record<string, string> } = {},
-): Promise<ProbeResult> {
-	const root = mkdtempSync(join(tmpdir(), "cloud-probe-"));
-	const home = join(root, "home");
-	const tmp = join(root, "tmp");
-	for (const dir of [home, tmp]) mkdirSync(dir, { recursive: true });
-	const script: ProbeScript = { fakeUrl, apiKey: options.apiKey ?? PROBE_KEY, steps };
-	const { stdout, stderr, exitCode } = await runCaptured(
-		bunPath(),
-		[join(CLOUD_FAKE_DIR, "probe-main.ts"), JSON.stringify(script)],
-		{
-			cwd: REPO_ROOT,
-			env: {
-				PATH: process.env.PATH ?? "/usr/bin:/bin",
-				HOME: home,
-				TMPDIR: tmp,
-				CURSOR_BACKEND_URL: fakeUrl,
-				...options.env,
-			},
-			timeoutMs: options.timeoutMs ?? 60_000,
-		},
-	);
-	rmSync(root, { recursive: true, force: true });
-	return probeResult(jsonLineEvents<ProbeEvent>(stdout), exitCode, stderr);
-}
-
 function probeResult(events: ProbeEvent[], exitCode: number | null, stderr: string): ProbeResult {
 	const of = (step: number) => events.filter((e) => e.step === step);
 	return {
@@ -138,7 +106,7 @@ export class CloudProbeProcess {
 		});
 	}
 
-	/** Runs `steps` once the scripts before it are done; resolves like {@link runCloudProbe}. */
+	/** Runs `steps` once the scripts before it are done: their events, `exitCode` 0 when the script reported done. */
 	async run(steps: CloudProbeStep[], options: { apiKey?: string; timeoutMs?: number } = {}): Promise<ProbeResult> {
 		const job = await this.served.run(
 			(id): ProbeScript => ({ id, fakeUrl: this.fakeUrl(), apiKey: options.apiKey ?? PROBE_KEY, steps }),
