@@ -4,7 +4,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { SettingsManager } from "@earendil-works/pi-coding-agent";
 import { PROVIDER_ID } from "../catalog/state.ts";
 import type { Notify } from "../ui/types.ts";
-import { cursorModelPiWouldPick } from "./model-restore.ts";
+import { cliThinkingLevel, cursorModelPiWouldPick } from "./model-restore.ts";
 
 export interface LostModelDeps {
 	readonly pi: Pick<ExtensionAPI, "setModel" | "setThinkingLevel">;
@@ -29,6 +29,9 @@ export async function restoreLostModel(deps: LostModelDeps, ctx: ExtensionContex
 		defaultModel: provider && modelId ? { provider, modelId } : undefined,
 		thinkingFor: (ref) =>
 			settings.getModelThinkingLevel(ref.provider, ref.modelId) ?? settings.getDefaultThinkingLevel(),
+		defaultThinking: settings.getDefaultThinkingLevel(),
+		// Pi gave the command line's level to no model: the session shows "off", the level lives only in argv.
+		cliThinking: cliThinkingLevel(process.argv),
 		available: registry.getAvailable(),
 	});
 	const model = choice && registry.find(PROVIDER_ID, choice.modelId);

@@ -3,7 +3,8 @@
 // its availability check last, Pi discards the awaited check as stale and picks the session's model while no
 // extension's provider counts as configured. A resumed session's Cursor model is then "not restorable", and a new
 // session finds no model to default to. Once that check has settled, `session_start` makes the choice Pi would have
-// made, when it falls on a Cursor model.
+// made, when it falls on a Cursor model, with the thinking level Pi would have given it (a `--thinking` on the
+// command line first: Pi applied it to no model, so the session shows only "off").
 import type { ModelThinkingLevel } from "@earendil-works/pi-ai";
 import { PROVIDER_ID } from "../catalog/state.ts";
 import { PI_THINKING_LEVELS } from "../catalog/thinking-map.ts";
@@ -25,6 +26,10 @@ export interface PiStart {
 	readonly defaultModel: ModelRef | undefined;
 	/** The settings' thinking level for a model: its own (`modelThinkingLevels`), else `defaultThinkingLevel`. */
 	readonly thinkingFor: (ref: ModelRef) => string | undefined;
+	/** The settings' `defaultThinkingLevel` (a resumed session without a recorded level takes it, as in Pi). */
+	readonly defaultThinking?: string;
+	/** The command line's `--thinking` (see {@link cliThinkingLevel}): it wins over any other level, as in Pi. */
+	readonly cliThinking?: string;
 	/** The models Pi may use (a key is configured), in Pi's order. */
 	readonly available: readonly { provider: string; id: string }[];
 }
@@ -43,13 +48,11 @@ const thinkingLevel = (value: unknown): ModelThinkingLevel | undefined => PI_THI
 export function recordedModel(
 	branch: readonly unknown[],
 ): (ModelRef & { thinkingLevel?: ModelThinkingLevel }) | undefined {
-	let level: ModelThinkingLevel | undefined;
+	const level = recordedLevel(branch);
 	let model: { provider: unknown; modelId: unknown } | undefined;
 	for (const entry of branch) {
 		if (!isRecord(entry)) continue;
-		if (entry.type === "thinking_level_change") {
-			level = thinkingLevel(entry.thinkingLevel) ?? level;
-		} else if (entry.type === "model_change") {
+		if (entry.type === "model_change") {
 			model = { provider: entry.provider, modelId: entry.modelId };
 		} else if (entry.type === "message" && isRecord(entry.message) && entry.message.role === "assistant") {
 			model = { provider: entry.message.provider, modelId: entry.message.model };
@@ -59,21 +62,48 @@ export function recordedModel(
 	return { provider: model.provider, modelId: model.modelId, ...(level ? { thinkingLevel: level } : {}) };
 }
 
+/** Pi's `--thinking <level>` in the process arguments (the last valid one wins, as in Pi's parser). */
+export function cliThinkingLevel(argv: readonly string[]): ModelThinkingLevel | undefined {
+	let level: ModelThinkingLevel | undefined;
+	for (let i = 0; i < argv.length; i++) {
+		if (argv[i] === "--") break;
+		if (argv[i] === "--thinking" && i + 1 < argv.length) level = thinkingLevel(argv[++i]) ?? level;
+	}
+	return level;
+}
+
+/** Entries that give a session context, so that Pi resumes it rather than starting it anew. */
+const CONTEXT_ENTRIES = new Set(["message", "custom_message", "compaction", "branch_summary"]);
+
 /**
- * Pi's choice of a starting model, when it is a Cursor model: the one the session recorded, else the settings'
- * default, else the first model Pi may use; each counts only if Pi may use it. The thinking level is the one the
- * session recorded, else the settings' for that model, else Pi's default.
+ * Pi's choice of a starting model, when it is a Cursor model: for a resumed session the one it recorded, else the
+ * settings' default, else the first model Pi may use; each counts only if Pi may use it. The thinking level, as Pi's
+ * createAgentSession gives it: the command line's `--thinking`; else for a resumed session the level it recorded
+ * (whichever model is picked), else the settings' default level; else for a new session the settings' level for
+ * that model; else Pi's default.
  */
 export function cursorModelPiWouldPick(start: PiStart): ModelChoice | undefined {
-	const recorded = recordedModel(start.branch);
+	const resumed = start.branch.some((entry) => isRecord(entry) && CONTEXT_ENTRIES.has(String(entry.type)));
+	const recorded = resumed ? recordedModel(start.branch) : undefined;
 	const first = start.available[0];
 	const usable = (ref: ModelRef | undefined): ref is ModelRef =>
 		ref !== undefined && start.available.some((m) => m.provider === ref.provider && m.id === ref.modelId);
 	const pick = [recorded, start.defaultModel, first && { provider: first.provider, modelId: first.id }].find(usable);
 	if (pick?.provider !== PROVIDER_ID) return undefined;
 	const level =
-		(pick === recorded ? recorded.thinkingLevel : undefined) ??
-		thinkingLevel(start.thinkingFor(pick)) ??
+		thinkingLevel(start.cliThinking) ??
+		(resumed
+			? (recordedLevel(start.branch) ?? thinkingLevel(start.defaultThinking))
+			: thinkingLevel(start.thinkingFor(pick))) ??
 		PI_DEFAULT_THINKING;
 	return { modelId: pick.modelId, thinkingLevel: level };
+}
+
+/** The last thinking level a branch recorded that Pi knows, whatever model it names. */
+function recordedLevel(branch: readonly unknown[]): ModelThinkingLevel | undefined {
+	let level: ModelThinkingLevel | undefined;
+	for (const entry of branch) {
+		if (isRecord(entry) && entry.type === "thinking_level_change") level = thinkingLevel(entry.thinkingLevel) ?? level;
+	}
+	return level;
 }

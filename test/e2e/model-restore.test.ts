@@ -3,8 +3,8 @@
 // availability check and starts with no model at all (seen as a rare `--continue` failure in CI). A preload
 // (test/fixtures/pi-refresh-race.mjs) forces that order on every start here, so each Pi below loses the race, and
 // the extension must select what Pi would have: a resumed session's recorded model and thinking level, a new
-// session's default or first Cursor model. An explicit `--model` is the user's choice and stays. Only the npm
-// hosts: the preload needs Node's --import.
+// session's default or first Cursor model, and the `--thinking` of the command line over either level. An explicit
+// `--model` is the user's choice and stays. Only the npm hosts: the preload needs Node's --import.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -31,10 +31,23 @@ function cursorEnv(raced = false): Record<string, string> {
 	return raced ? { ...env, NODE_OPTIONS: `--import ${RACE_PRELOAD}` } : env;
 }
 
+/** The Cursor runs whose latest user request was `prompt`. */
+async function runsFor(prompt: string) {
+	const requests = await backend.runRequests();
+	return requests.filter((r) => r.text.includes(`<latest_user_request>\n${prompt}\n`));
+}
+
 /** The model of each Cursor run whose latest user request was `prompt`. */
 async function modelsFor(prompt: string): Promise<(string | null)[]> {
-	const requests = await backend.runRequests();
-	return requests.filter((r) => r.text.includes(`<latest_user_request>\n${prompt}\n`)).map((r) => r.modelId);
+	return (await runsFor(prompt)).map((r) => r.modelId);
+}
+
+/** The model and its parameters (the thinking level's effort among them) of each Cursor run for `prompt`. */
+async function selectionsFor(prompt: string): Promise<{ model: string | null; params: string[] }[]> {
+	return (await runsFor(prompt)).map((r) => ({
+		model: r.modelId,
+		params: r.params.map((p) => `${p.id}=${p.value}`).sort(),
+	}));
 }
 
 const npmHosts = piHosts().filter((h) => h.name.startsWith("npm"));
@@ -71,14 +84,20 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 			expect((await pi.close()).code).toBe(0);
 			expect(await modelsFor(`second ${tag}`)).toEqual(["grok-4.6"]);
 
-			// Print mode: the prompt is answered instead of failing for want of a model.
-			const printed = await runPi(["-p", "--session", file, `third ${tag}`], { home, host, env: raced });
+			// Print mode: the prompt is answered instead of failing for want of a model; a `--thinking` given on
+			// resume wins over the recorded level, as without the race.
+			const printed = await runPi(["-p", "--session", file, "--thinking", "high", `third ${tag}`], {
+				home,
+				host,
+				env: raced,
+			});
 			expect(printed.stderr).toContain("[[race]] held");
 			expect({ code: printed.code, stdout: printed.stdout.trim() }).toEqual({
 				code: 0,
 				stdout: "Hello from fake backend",
 			});
 			expect(await modelsFor(`third ${tag}`)).toEqual(["grok-4.6"]);
+			expect((await selectionsFor(`third ${tag}`))[0]?.params).toContain("effort=high");
 
 			// The user's explicit --model on resume wins over the recorded one, without a notice.
 			const chosen = suite.start(["--session", file, "--model", "cursor/gpt-5.5"], {
@@ -104,15 +123,20 @@ describe.concurrent("a resumed Cursor session whose model Pi's start-up race los
 
 describe.concurrent("a new session that Pi's start-up race left without a model", () => {
 	for (const host of npmHosts) {
-		for (const [name, settings] of [
-			["the settings' default Cursor model", { defaultProvider: "cursor", defaultModel: "grok-4.6" }],
-			["no default: the first Cursor model", {}],
+		for (const [name, settings, flags] of [
+			["the settings' default Cursor model", { defaultProvider: "cursor", defaultModel: "grok-4.6" }, []],
+			["no default: the first Cursor model", {}, []],
+			[
+				"the settings' default Cursor model and --thinking low",
+				{ defaultProvider: "cursor", defaultModel: "grok-4.6" },
+				["--thinking", "low"],
+			],
 		] as const) {
-			test(`${host.name}, ${name}: the same model as without the race`, async () => {
+			test(`${host.name}, ${name}: the same model and thinking level as without the race`, async () => {
 				const home = suite.home(settings);
 				const tag = `${host.name} ${name}`.replaceAll(" ", "-");
-				const calm = await runPi(["-p", `calm ${tag}`], { home, host, env: cursorEnv() });
-				const raced = await runPi(["-p", `raced ${tag}`], { home, host, env: cursorEnv(true) });
+				const calm = await runPi(["-p", ...flags, `calm ${tag}`], { home, host, env: cursorEnv() });
+				const raced = await runPi(["-p", ...flags, `raced ${tag}`], { home, host, env: cursorEnv(true) });
 				expect(raced.stderr).toContain("[[race]] held");
 				expect([calm.code, calm.stdout.trim(), raced.code, raced.stdout.trim()]).toEqual([
 					0,
@@ -123,6 +147,10 @@ describe.concurrent("a new session that Pi's start-up race left without a model"
 				const [model] = await modelsFor(`calm ${tag}`);
 				if ("defaultModel" in settings) expect(model).toBe(settings.defaultModel);
 				expect(await modelsFor(`raced ${tag}`)).toEqual([model ?? "none"]);
+				// The thinking level too: the same Cursor parameters (the level's effort) as without the race.
+				const [selection] = await selectionsFor(`calm ${tag}`);
+				if (flags.length > 0) expect(selection?.params).toContain(`effort=${flags[1]}`);
+				expect(await selectionsFor(`raced ${tag}`)).toEqual([selection ?? { model: "none", params: [] }]);
 			}, 120_000);
 		}
 	}

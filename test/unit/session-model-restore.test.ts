@@ -2,7 +2,12 @@
 // Pi does on resume; cursorModelPiWouldPick applies Pi's order (recorded, settings default, first usable model).
 import { afterAll, describe, expect, test } from "bun:test";
 import { PI_THINKING_LEVELS } from "../../src/catalog/thinking-map.ts";
-import { cursorModelPiWouldPick, type PiStart, recordedModel } from "../../src/session/model-restore.ts";
+import {
+	cliThinkingLevel,
+	cursorModelPiWouldPick,
+	type PiStart,
+	recordedModel,
+} from "../../src/session/model-restore.ts";
 import { anyJson, fc, PropertyTarget } from "../support/property.ts";
 
 const modelChange = (provider: string, modelId: string) => ({ type: "model_change", provider, modelId });
@@ -82,6 +87,43 @@ describe("cursorModelPiWouldPick", () => {
 		expect(cursorModelPiWouldPick(start({ branch }))).toEqual({ modelId: "composer-2", thinkingLevel: "medium" });
 	});
 
+	test("the command line's --thinking wins over the recorded and the settings' level, as in Pi", () => {
+		const resumed = [modelChange("cursor", "grok-4.6"), thinking("low"), user, assistant("cursor", "grok-4.6")];
+		const defaultModel = { provider: "cursor", modelId: "grok-4.6" };
+		const thinkingFor = () => "xhigh";
+		expect(cursorModelPiWouldPick(start({ branch: resumed, cliThinking: "high" }))?.thinkingLevel).toBe("high");
+		// A new session that lost the race: Pi recorded "off" (no model to think), the flag's level is the one.
+		const lost = [thinking("off")];
+		expect(cursorModelPiWouldPick(start({ branch: lost, defaultModel, thinkingFor, cliThinking: "low" }))).toEqual({
+			modelId: "grok-4.6",
+			thinkingLevel: "low",
+		});
+		expect(cursorModelPiWouldPick(start({ branch: lost, defaultModel, thinkingFor }))?.thinkingLevel).toBe("xhigh");
+		expect(cursorModelPiWouldPick(start({ branch: lost, defaultModel, cliThinking: "turbo" }))?.thinkingLevel).toBe(
+			"medium",
+		);
+	});
+
+	test("a resumed session keeps its level whichever model is picked; without one, the settings' default level", () => {
+		const retired = [modelChange("cursor", "retired-model"), thinking("low"), user];
+		const thinkingFor = () => "xhigh";
+		expect(cursorModelPiWouldPick(start({ branch: retired, thinkingFor }))).toEqual({
+			modelId: "composer-2",
+			thinkingLevel: "low",
+		});
+		const unleveled = [modelChange("cursor", "grok-4.6"), user, assistant("cursor", "grok-4.6")];
+		expect(cursorModelPiWouldPick(start({ branch: unleveled, thinkingFor, defaultThinking: "minimal" }))).toEqual({
+			modelId: "grok-4.6",
+			thinkingLevel: "minimal",
+		});
+		expect(cursorModelPiWouldPick(start({ branch: unleveled, thinkingFor }))?.thinkingLevel).toBe("medium");
+	});
+
+	test("a branch without context is a new session: a model it names does not count", () => {
+		const branch = [modelChange("cursor", "grok-4.6"), thinking("high")];
+		expect(cursorModelPiWouldPick(start({ branch }))).toEqual({ modelId: "composer-2", thinkingLevel: "medium" });
+	});
+
 	test("when Pi's choice is another provider's model, or there is none, nothing is chosen", () => {
 		const available = models("other/m1", "cursor/composer-2");
 		expect(cursorModelPiWouldPick(start({ available, branch: [modelChange("other", "m1")] }))).toBeUndefined();
@@ -90,6 +132,20 @@ describe("cursorModelPiWouldPick", () => {
 		).toBeUndefined();
 		expect(cursorModelPiWouldPick(start({ available }))).toBeUndefined();
 		expect(cursorModelPiWouldPick(start({ available: [] }))).toBeUndefined();
+	});
+});
+
+describe("cliThinkingLevel", () => {
+	test("Pi's --thinking <level>: the last valid one, before any --", () => {
+		const node = ["/usr/bin/node", "/pi/cli.js"];
+		expect(cliThinkingLevel([...node, "-p", "--thinking", "low", "hello"])).toBe("low");
+		expect(cliThinkingLevel([...node, "--thinking", "low", "--thinking", "xhigh"])).toBe("xhigh");
+		expect(cliThinkingLevel([...node, "--thinking", "low", "--thinking", "turbo"])).toBe("low");
+		expect(cliThinkingLevel([...node, "-p", "hello"])).toBeUndefined();
+		expect(cliThinkingLevel([...node, "--thinking"])).toBeUndefined();
+		expect(cliThinkingLevel([...node, "--", "--thinking", "high"])).toBeUndefined();
+		// The flag takes the next argument as its value, as Pi's parser does: "high" is then a message.
+		expect(cliThinkingLevel([...node, "--thinking", "--thinking", "high"])).toBeUndefined();
 	});
 });
 
@@ -111,6 +167,12 @@ describe("cursorModelPiWouldPick on any branch and settings (property)", () => {
 		branch: fc.array(entry, { maxLength: 10 }),
 		defaultModel: fc.option(fc.record({ provider, modelId: id }), { nil: undefined }),
 		level: fc.option(fc.string({ maxLength: 6 }), { nil: undefined }),
+		defaultThinking: fc.option(fc.oneof(fc.constantFrom(...PI_THINKING_LEVELS), fc.string({ maxLength: 6 })), {
+			nil: undefined,
+		}),
+		cliThinking: fc.option(fc.oneof(fc.constantFrom(...PI_THINKING_LEVELS), fc.string({ maxLength: 6 })), {
+			nil: undefined,
+		}),
 		available: fc.uniqueArray(fc.record({ provider, id }), {
 			maxLength: 4,
 			selector: (m) => `${m.provider}/${m.id}`,
@@ -124,6 +186,8 @@ describe("cursorModelPiWouldPick on any branch and settings (property)", () => {
 				if (!choice) return;
 				expect(rest.available).toContainEqual({ provider: "cursor", id: choice.modelId });
 				expect(PI_THINKING_LEVELS).toContain(choice.thinkingLevel);
+				const flag = PI_THINKING_LEVELS.find((l) => l === rest.cliThinking);
+				if (flag) expect(choice.thinkingLevel).toBe(flag);
 			}),
 			400,
 		);
