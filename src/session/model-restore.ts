@@ -41,14 +41,8 @@ export interface ModelChoice {
 
 const thinkingLevel = (value: unknown): ModelThinkingLevel | undefined => PI_THINKING_LEVELS.find((l) => l === value);
 
-/**
- * The model and thinking level a branch recorded, read as Pi reads them on resume: the last `model_change` or
- * assistant message names the model, the last `thinking_level_change` with a level Pi knows the level.
- */
-export function recordedModel(
-	branch: readonly unknown[],
-): (ModelRef & { thinkingLevel?: ModelThinkingLevel }) | undefined {
-	const level = recordedLevel(branch);
+/** The model a branch recorded, read as Pi reads it on resume: the last `model_change` or assistant message. */
+export function recordedModel(branch: readonly unknown[]): ModelRef | undefined {
 	let model: { provider: unknown; modelId: unknown } | undefined;
 	for (const entry of branch) {
 		if (!isRecord(entry)) continue;
@@ -59,7 +53,7 @@ export function recordedModel(
 		}
 	}
 	if (typeof model?.provider !== "string" || typeof model.modelId !== "string") return undefined;
-	return { provider: model.provider, modelId: model.modelId, ...(level ? { thinkingLevel: level } : {}) };
+	return { provider: model.provider, modelId: model.modelId };
 }
 
 /** Pi's `--thinking <level>` in the process arguments (the last valid one wins, as in Pi's parser). */
@@ -99,8 +93,8 @@ export function cursorModelPiWouldPick(start: PiStart): ModelChoice | undefined 
 	return { modelId: pick.modelId, thinkingLevel: level };
 }
 
-/** The last thinking level a branch recorded that Pi knows, whatever model it names. */
-function recordedLevel(branch: readonly unknown[]): ModelThinkingLevel | undefined {
+/** The last thinking level a branch recorded that Pi knows (`thinking_level_change`), whatever model it names. */
+export function recordedLevel(branch: readonly unknown[]): ModelThinkingLevel | undefined {
 	let level: ModelThinkingLevel | undefined;
 	for (const entry of branch) {
 		if (isRecord(entry) && entry.type === "thinking_level_change") level = thinkingLevel(entry.thinkingLevel) ?? level;

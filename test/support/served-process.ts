@@ -37,7 +37,8 @@ export class ServedProcess<E extends ServedEvent> {
 	private child: ChildProcessWithoutNullStreams | undefined;
 	private root: string | undefined;
 	private buffer = "";
-	private stderr = "";
+	/** What the process wrote on stderr during the current job (its last 64 KiB). */
+	private jobStderr = "";
 	private nextId = 1;
 	private listener: ((event: E) => void) | undefined;
 	private exitListener: (() => void) | undefined;
@@ -70,7 +71,6 @@ export class ServedProcess<E extends ServedEvent> {
 		killAtExit(child);
 		this.root = root;
 		this.buffer = "";
-		this.stderr = "";
 		child.stdout.setEncoding("utf8");
 		child.stdout.on("data", (chunk: string) => {
 			this.buffer += chunk;
@@ -82,7 +82,7 @@ export class ServedProcess<E extends ServedEvent> {
 		});
 		child.stderr.setEncoding("utf8");
 		child.stderr.on("data", (chunk: string) => {
-			this.stderr = (this.stderr + chunk).slice(-65536);
+			this.jobStderr = (this.jobStderr + chunk).slice(-65536);
 		});
 		child.stdin.on("error", () => {});
 		child.once("close", () => {
@@ -99,14 +99,14 @@ export class ServedProcess<E extends ServedEvent> {
 		const record = line(id);
 		const child = this.child ?? this.start();
 		const events: E[] = [];
-		const stderrFrom = this.stderr.length;
+		this.jobStderr = "";
 		const started = Date.now();
 		return new Promise((resolve) => {
 			const finish = (exitCode: number | null) => {
 				clearTimeout(timer);
 				this.listener = undefined;
 				this.exitListener = undefined;
-				resolve({ events, exitCode, stderr: this.stderr.slice(stderrFrom), durationMs: Date.now() - started });
+				resolve({ events, exitCode, stderr: this.jobStderr, durationMs: Date.now() - started });
 			};
 			const timer = setTimeout(() => {
 				if (this.child === child) this.child = undefined;

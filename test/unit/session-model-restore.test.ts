@@ -6,6 +6,7 @@ import {
 	cliThinkingLevel,
 	cursorModelPiWouldPick,
 	type PiStart,
+	recordedLevel,
 	recordedModel,
 } from "../../src/session/model-restore.ts";
 import { anyJson, fc, PropertyTarget } from "../support/property.ts";
@@ -26,11 +27,9 @@ const models = (...refs: string[]) =>
 describe("recordedModel", () => {
 	test("the last model_change and thinking level", () => {
 		const branch = [modelChange("cursor", "composer-2"), thinking("high"), user, assistant("cursor", "composer-2")];
-		expect(recordedModel([...branch, modelChange("cursor", "grok-4.6"), thinking("low")])).toEqual({
-			provider: "cursor",
-			modelId: "grok-4.6",
-			thinkingLevel: "low",
-		});
+		const recorded = [...branch, modelChange("cursor", "grok-4.6"), thinking("low")];
+		expect(recordedModel(recorded)).toEqual({ provider: "cursor", modelId: "grok-4.6" });
+		expect(recordedLevel(recorded)).toBe("low");
 	});
 
 	test("an assistant message after the last model_change names the model, as in Pi", () => {
@@ -44,7 +43,7 @@ describe("recordedModel", () => {
 		expect(recordedModel([])).toBeUndefined();
 		expect(recordedModel([user, thinking("high")])).toBeUndefined();
 		const branch = [modelChange("cursor", "composer-2"), thinking("medium"), thinking("turbo")];
-		expect(recordedModel(branch)?.thinkingLevel).toBe("medium");
+		expect(recordedLevel(branch)).toBe("medium");
 	});
 });
 
